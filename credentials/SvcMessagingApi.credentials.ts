@@ -1,0 +1,104 @@
+import type {
+	IAuthenticateGeneric,
+	ICredentialTestRequest,
+	ICredentialType,
+	INodeProperties,
+} from 'n8n-workflow';
+
+export class SvcMessagingApi implements ICredentialType {
+	name = 'svcMessagingApi';
+
+	displayName = 'SVC Messaging API';
+
+	icon = 'file:svcMessaging.svg' as const;
+
+	documentationUrl = 'https://github.com/svc-messaging/n8n-nodes-svc-messaging#nodes-and-credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://api.example.com',
+			description: 'Address of the messaging service, without a trailing path',
+		},
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'Created in the dashboard under Settings → API Keys. Keys starting with svc_test_ are sandbox keys.',
+		},
+		{
+			displayName:
+				'This is a sandbox key (svc_test_): the service accepts requests but sends no real messages',
+			name: 'sandboxNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { apiKey: [{ _cnd: { startsWith: 'svc_test_' } }] } },
+		},
+		{
+			displayName: 'Plan',
+			name: 'plan',
+			type: 'options',
+			default: 'free',
+			description:
+				"The account's plan. It sets the request rate and the recipients per bulk call that the node keeps to.",
+			options: [
+				{ name: 'Free (5 Requests/s, 100 Recipients per Call)', value: 'free' },
+				{ name: 'Starter (20 Requests/s, 1,000 Recipients per Call)', value: 'starter' },
+				{ name: 'Business (100 Requests/s, 10,000 Recipients per Call)', value: 'business' },
+				{ name: 'Enterprise (Custom Limits)', value: 'enterprise' },
+			],
+		},
+		{
+			displayName: 'Requests per Second',
+			name: 'requestsPerSecond',
+			type: 'number',
+			default: 100,
+			typeOptions: { minValue: 1 },
+			displayOptions: { show: { plan: ['enterprise'] } },
+			description: 'The rate agreed for your enterprise plan',
+		},
+		{
+			displayName: 'Recipients per Call',
+			name: 'recipientsPerCall',
+			type: 'number',
+			default: 10000,
+			typeOptions: { minValue: 1 },
+			displayOptions: { show: { plan: ['enterprise'] } },
+			description: 'The bulk recipients per call agreed for your enterprise plan',
+		},
+		{
+			displayName: 'Webhook Secret',
+			name: 'webhookSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				'The optional secret set on the Delivery Reports webhook in the dashboard. When set, the SVC Messaging Trigger rejects deliveries without a valid signature.',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				'x-api-key': '={{$credentials.apiKey}}',
+			},
+		},
+	};
+
+	// The sender ID listing is cheap and keyed: a 401 means a bad key, a connection error a bad URL.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '/api/sms/sender-ids',
+			method: 'GET',
+		},
+	};
+}

@@ -1,0 +1,10 @@
+/** Unit and integration tests: everything that needs nothing beyond `npm ci`. */
+module.exports = {
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test'],
+	testMatch: ['**/*.test.ts'],
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
+	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+	setupFiles: ['<rootDir>/test/helpers/jest.setup.ts'],
+	testTimeout: 30000,
+};

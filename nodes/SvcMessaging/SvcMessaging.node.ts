@@ -1,0 +1,15 @@
+import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
+
+import { versionDescription } from './actions/node.description';
+import { router } from './actions/router';
+import { listSearch } from './methods';
+
+export class SvcMessaging implements INodeType {
+	description: INodeTypeDescription = versionDescription;
+
+	methods = { listSearch };
+
+	async execute(this: IExecuteFunctions) {
+		return await router.call(this);
+	}
+}

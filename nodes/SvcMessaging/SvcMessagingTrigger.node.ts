@@ -1,0 +1,53 @@
+import type {
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+
+import { triggerProperties } from './trigger/properties';
+import { deliveryReportWebhookMethods } from './trigger/registration';
+import { handleDeliveryReport } from './trigger/webhook';
+
+export class SvcMessagingTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'SVC Messaging Trigger',
+		name: 'svcMessagingTrigger',
+		icon: 'file:svcMessaging.svg',
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow when the SVC messaging service reports an SMS delivery status',
+		defaults: {
+			name: 'SVC Messaging Trigger',
+		},
+		inputs: [],
+		outputs: ['main'],
+		credentials: [
+			{
+				name: 'svcMessagingApi',
+				// Only its Webhook Secret is used, to check signatures; without it none are checked.
+				required: false,
+			},
+		],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				// n8n answers at once (before the workflow runs) with the `webhookResponse` the node
+				// returns; `responseData: ''` stops n8n from sending its "firstEntryJson" default.
+				// 400 and 401 are answered by the node itself.
+				responseMode: 'onReceived',
+				responseData: '',
+				path: 'svc-messaging',
+			},
+		],
+		properties: triggerProperties,
+	};
+
+	webhookMethods = deliveryReportWebhookMethods;
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await handleDeliveryReport.call(this);
+	}
+}

@@ -1,0 +1,85 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { SUPPORTED_COUNTRIES } from '../helpers/phone';
+
+export const senderIdLocator = (description: string, required = false): INodeProperties => ({
+	displayName: 'Sender ID',
+	name: 'senderId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required,
+	description,
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select an approved sender ID...',
+			typeOptions: { searchListMethod: 'searchSenderIds', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. ACMEKE',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: '^[A-Z0-9]{1,11}$',
+						errorMessage: '1–11 capital letters A–Z or digits 0–9, no spaces',
+					},
+				},
+			],
+		},
+	],
+});
+
+export const defaultCountryOption: INodeProperties = {
+	displayName: 'Default Country',
+	name: 'defaultCountry',
+	type: 'options',
+	default: '',
+	description:
+		'Country of phone numbers written without a country code (e.g. 0712 345678). Numbers starting with + are read as they are.',
+	options: [
+		{ name: 'None (Numbers Must Start With +)', value: '' },
+		...Object.entries(SUPPORTED_COUNTRIES).map(([code, name]) => ({ name, value: code })),
+	],
+};
+
+export const numberCheckOption: INodeProperties = {
+	displayName: 'Phone Number Check',
+	name: 'numberCheck',
+	type: 'options',
+	default: 'mobile',
+	description: 'How strictly numbers are checked before anything is sent',
+	options: [
+		{
+			name: 'Valid Mobile Number of a Supported Country',
+			value: 'mobile',
+			description: 'Catches typos and landlines before they cost a request',
+		},
+		{
+			name: 'E.164 Format Only',
+			value: 'format',
+			description: 'Let the service judge the number (for new number ranges)',
+		},
+	],
+};
+
+export const scheduledAtOption: INodeProperties = {
+	displayName: 'Scheduled Time',
+	name: 'scheduledAt',
+	type: 'dateTime',
+	default: '',
+	description: "When the service should send, in the workflow's timezone. Must be in the future.",
+};
+
+export const checkBalanceField = (what: string): INodeProperties => ({
+	displayName: 'Check Balance Before Sending',
+	name: 'checkBalance',
+	type: 'boolean',
+	default: false,
+	description: `Whether to compare the credits this ${what} needs with the account balance first, and stop before sending anything when they are short. Needs the SVC Messaging Account API credential (email and password) as well.`,
+});

@@ -1,0 +1,75 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { mapItems } from '../../helpers/items';
+import { apiRequest, unwrap } from '../../transport/request';
+import { SERVICE } from '../../transport/service';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		default: 50,
+		typeOptions: { minValue: 1 },
+		displayOptions: { show: { returnAll: [false] } },
+		description: 'Max number of results to return',
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Country',
+				name: 'country',
+				type: 'options',
+				default: '',
+				description: 'Only sender IDs approved for this country',
+				options: [
+					{ name: 'Any', value: '' },
+					{ name: 'Ghana', value: 'GH' },
+					{ name: 'Kenya', value: 'KE' },
+					{ name: 'Nigeria', value: 'NG' },
+					{ name: 'Rwanda', value: 'RW' },
+					{ name: 'Tanzania', value: 'TZ' },
+					{ name: 'Uganda', value: 'UG' },
+				],
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'string',
+				default: '',
+				placeholder: 'ACTIVE',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['senderId'], operation: ['getAll'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	return await mapItems(this, items, async (i) => {
+		const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
+		const all = unwrap<IDataObject[]>(
+			await apiRequest.call(this, { method: 'GET', path: SERVICE.paths.senderIds, auth: 'apiKey', itemIndex: i }),
+		);
+		const matching = (Array.isArray(all) ? all : []).filter(
+			(s) =>
+				(!filters.country || (s.countries as string[] | undefined)?.includes(filters.country as string)) &&
+				(!filters.status || s.status === filters.status),
+		);
+		const returnAll = this.getNodeParameter('returnAll', i) as boolean;
+		return returnAll ? matching : matching.slice(0, this.getNodeParameter('limit', i) as number);
+	});
+}

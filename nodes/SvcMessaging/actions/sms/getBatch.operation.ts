@@ -1,0 +1,30 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { mapItems } from '../../helpers/items';
+import { failItem } from '../../helpers/validation';
+import { apiRequest, unwrap } from '../../transport/request';
+import { SERVICE } from '../../transport/service';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Batch ID',
+		name: 'batchId',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'The batchId returned by Send Bulk',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['getBatch'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	return await mapItems(this, items, async (i) => {
+		const batchId = String(this.getNodeParameter('batchId', i)).trim();
+		if (!batchId) failItem(this.getNode(), i, '"Batch ID" must not be empty');
+		return unwrap<IDataObject>(
+			await apiRequest.call(this, { method: 'GET', path: SERVICE.paths.batch(batchId), auth: 'apiKey', itemIndex: i }),
+		);
+	});
+}

@@ -1,0 +1,58 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { toUtcIso } from '../../helpers/dateTime';
+import { mapItems } from '../../helpers/items';
+import { failItem } from '../../helpers/validation';
+import { apiRequest, unwrap } from '../../transport/request';
+import { SERVICE } from '../../transport/service';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Start Date',
+				name: 'startDate',
+				type: 'dateTime',
+				default: '',
+				description: 'First day of the period (inclusive). Default: 30 days ago.',
+			},
+			{
+				displayName: 'End Date',
+				name: 'endDate',
+				type: 'dateTime',
+				default: '',
+				description: 'Last day of the period (inclusive). Default: today.',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['sms'], operation: ['getDeliveryRates'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	return await mapItems(this, items, async (i) => {
+		const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
+		const qs: IDataObject = {};
+		for (const key of ['startDate', 'endDate'] as const) {
+			if (!filters[key]) continue;
+			const iso = toUtcIso(filters[key], this.getTimezone());
+			if (!iso) failItem(this.getNode(), i, `"${key === 'startDate' ? 'Start Date' : 'End Date'}" must be a date`);
+			qs[key] = iso.slice(0, 10);
+		}
+		if (qs.startDate && qs.endDate && String(qs.startDate) > String(qs.endDate)) {
+			failItem(this.getNode(), i, '"Start Date" must not be after "End Date"');
+		}
+		return unwrap<IDataObject>(
+			await apiRequest.call(this, { method: 'GET', path: SERVICE.paths.deliveryRates, auth: 'apiKey', qs, itemIndex: i }),
+		);
+	});
+}

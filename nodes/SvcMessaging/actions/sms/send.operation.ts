@@ -1,0 +1,217 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { z } from 'zod';
+
+import { assertBalance } from '../../helpers/balance';
+import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
+import { analyzeMessage, type MessageStats } from '../../helpers/segments';
+import { sendLedger } from '../../helpers/sendLedger';
+import { failureOf, finishSend, outputFailure, type ItemFailure } from '../../helpers/sending';
+import { failItem, parseItem } from '../../helpers/validation';
+import { toUtcIso } from '../../helpers/dateTime';
+import { mayHaveBeenProcessed } from '../../transport/errors';
+import { apiRequest, getServiceCredentials, unwrap } from '../../transport/request';
+import { SERVICE, SMS_LIMITS } from '../../transport/service';
+import {
+	checkBalanceField,
+	defaultCountryOption,
+	numberCheckOption,
+	scheduledAtOption,
+	senderIdLocator,
+} from '../common.descriptions';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Phone Number',
+		name: 'phoneNumber',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '+254712345678',
+		description: 'Recipient in E.164 format, or a national number when Default Country is set',
+	},
+	{
+		displayName: 'Message',
+		name: 'message',
+		type: 'string',
+		required: true,
+		default: '',
+		typeOptions: { rows: 4 },
+		description:
+			'Up to 1600 characters. A segment holds 160 GSM-7 characters, or 70 when the text has emoji or other Unicode; each segment costs one credit.',
+		hint: 'The output shows the encoding, segments and credits of each message',
+	},
+	senderIdLocator('Name shown as the sender. Leave empty for the service default (SVCSMS).'),
+	checkBalanceField('send'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			defaultCountryOption,
+			{
+				displayName: 'Delivery Report URL',
+				name: 'webhookUrl',
+				type: 'string',
+				default: '',
+				placeholder: 'https://n8n.example.com/webhook/…/svc-messaging',
+				description:
+					"Where the service posts this message's delivery reports, instead of the account's default webhook. Paste the Production URL of an SVC Messaging Trigger here.",
+			},
+			numberCheckOption,
+			{
+				displayName: 'Reference',
+				name: 'reference',
+				type: 'string',
+				default: '',
+				description: 'Your own reference (e.g. an order number), returned in delivery reports',
+			},
+			scheduledAtOption,
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['send'] } }, properties);
+
+export const senderIdSchema = z
+	.string()
+	.regex(/^[A-Z0-9]{1,11}$/, 'must be 1–11 capital letters A–Z or digits 0–9, without spaces or symbols');
+
+const sendSchema = z.object({
+	message: z
+		.string({ invalid_type_error: 'must be text' })
+		.min(1, 'must not be empty')
+		.refine((m) => [...m].length <= SMS_LIMITS.maxMessageCharacters, {
+			message: `must be at most ${SMS_LIMITS.maxMessageCharacters} characters`,
+		}),
+	senderId: senderIdSchema.optional(),
+	reference: z.string().max(100, 'must be at most 100 characters').optional(),
+	webhookUrl: z.string().url('must be a full URL').regex(/^https?:\/\//, 'must start with http:// or https://').optional(),
+});
+
+const LABELS = {
+	phoneNumber: 'Phone Number',
+	message: 'Message',
+	senderId: 'Sender ID',
+	reference: 'Reference',
+	webhookUrl: 'Delivery Report URL',
+	scheduledAt: 'Scheduled Time',
+};
+
+export interface PreparedSms {
+	body: IDataObject;
+	stats: MessageStats;
+}
+
+/** Reads, normalises and checks one item's parameters; throws before anything is sent. */
+function prepare(ctx: IExecuteFunctions, i: number): PreparedSms {
+	const node = ctx.getNode();
+	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+	const phone = normalizePhoneNumber(
+		ctx.getNodeParameter('phoneNumber', i),
+		(options.defaultCountry as string) || undefined,
+		(options.numberCheck as NumberCheck) ?? 'mobile',
+	);
+	if (!phone.ok) failItem(node, i, `"Phone Number" ${phone.rule}`);
+	const fields = parseItem(
+		node,
+		sendSchema,
+		{
+			message: ctx.getNodeParameter('message', i),
+			senderId: (ctx.getNodeParameter('senderId', i, '', { extractValue: true }) as string) || undefined,
+			reference: (options.reference as string) || undefined,
+			webhookUrl: (options.webhookUrl as string) || undefined,
+		},
+		i,
+		LABELS,
+	);
+	const scheduledAt = futureTime(ctx, options.scheduledAt, i);
+	const body: IDataObject = { phoneNumber: phone.e164, message: fields.message };
+	for (const key of ['senderId', 'reference', 'webhookUrl'] as const) {
+		if (fields[key] !== undefined) body[key] = fields[key];
+	}
+	if (scheduledAt) body.scheduledAt = scheduledAt;
+	return { body, stats: analyzeMessage(fields.message) };
+}
+
+export function futureTime(ctx: IExecuteFunctions, value: unknown, i: number): string | undefined {
+	if (value === undefined || value === '' || value === null) return undefined;
+	const iso = toUtcIso(value, ctx.getTimezone());
+	if (!iso) failItem(ctx.getNode(), i, `"${LABELS.scheduledAt}" must be a date and time (ISO 8601)`);
+	if (Date.parse(iso) <= Date.now()) {
+		failItem(ctx.getNode(), i, `"${LABELS.scheduledAt}" must be in the future (got ${iso})`);
+	}
+	return iso;
+}
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	const prepared: Array<PreparedSms | ItemFailure> = items.map((_, i) => {
+		try {
+			return prepare(this, i);
+		} catch (error) {
+			return failureOf(this, error, i);
+		}
+	});
+	const invalid = prepared.filter((p): p is ItemFailure => 'error' in p);
+	if (invalid.length && !this.continueOnFail()) throw invalid[0].error;
+
+	if (this.getNodeParameter('checkBalance', 0, false)) {
+		const needed = prepared.reduce((sum, p) => sum + ('stats' in p ? p.stats.credits : 0), 0);
+		await assertBalance(this, needed);
+	}
+
+	const sandbox = String((await getServiceCredentials.call(this, 'apiKey')).apiKey ?? '').startsWith('svc_test_');
+	const ledger = sendLedger(this);
+	const failures: ItemFailure[] = [...invalid];
+	let accepted = 0;
+
+	const output = await Promise.all(
+		prepared.map(async (p, i): Promise<INodeExecutionData> => {
+			if ('error' in p) return outputFailure(p, { phoneNumber: this.getNodeParameter('phoneNumber', i, '') });
+			const payload = JSON.stringify(p.body);
+			const known = ledger.get(i, payload);
+			if (known?.outcome === 'accepted') {
+				accepted++;
+				return { json: known.json, pairedItem: { item: i } };
+			}
+			try {
+				if (known?.outcome === 'unknown') {
+					throw new NodeOperationError(this.getNode(), known.message, {
+						itemIndex: i,
+						description: known.description,
+					});
+				}
+				const data = unwrap<IDataObject>(
+					await apiRequest.call(this, { method: 'POST', path: SERVICE.paths.sendSms, auth: 'apiKey', body: p.body, itemIndex: i }),
+				);
+				const json: IDataObject = {
+					accepted: true,
+					...data,
+					encoding: p.stats.encoding,
+					characters: p.stats.characters,
+					...(p.body.reference ? { reference: p.body.reference } : {}),
+					...(p.body.scheduledAt ? { scheduledAt: p.body.scheduledAt } : {}),
+					...(sandbox ? { sandbox: true } : {}),
+				};
+				ledger.set(i, payload, { outcome: 'accepted', json });
+				accepted++;
+				return { json, pairedItem: { item: i } };
+			} catch (error) {
+				const failure = failureOf(this, error, i);
+				if (mayHaveBeenProcessed(failure.error)) {
+					ledger.set(i, payload, {
+						outcome: 'unknown',
+						message: failure.error.message,
+						description: failure.error.description ?? undefined,
+					});
+				}
+				failures.push(failure);
+				return outputFailure(failure, { phoneNumber: p.body.phoneNumber });
+			}
+		}),
+	);
+	failures.sort((a, b) => a.itemIndex - b.itemIndex);
+	return finishSend(this, output, failures, accepted);
+}

@@ -1,0 +1,359 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { assertBalance } from '../../helpers/balance';
+import { perItemParameter } from '../../helpers/parameters';
+import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
+import { analyzeMessage, fillPlaceholders, placeholdersOf } from '../../helpers/segments';
+import { sendLedger, type SendLedger } from '../../helpers/sendLedger';
+import { failureOf, finishSend, outputFailure, type ItemFailure } from '../../helpers/sending';
+import { failItem } from '../../helpers/validation';
+import { mayHaveBeenProcessed, serviceErrorCode } from '../../transport/errors';
+import { apiRequest, getServiceCredentials, planLimits, unwrap } from '../../transport/request';
+import { SERVICE, SMS_LIMITS } from '../../transport/service';
+import {
+	checkBalanceField,
+	defaultCountryOption,
+	numberCheckOption,
+	scheduledAtOption,
+	senderIdLocator,
+} from '../common.descriptions';
+import { futureTime, senderIdSchema } from './send.operation';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Recipients',
+		name: 'recipientsSource',
+		type: 'options',
+		default: 'items',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'One Recipient per Input Item',
+				value: 'items',
+				description: 'E.g. one row of a sheet per recipient; all items are sent together in as few calls as the plan allows',
+			},
+			{
+				name: 'List in Each Item',
+				value: 'list',
+				description: 'Each input item carries an array of recipients',
+			},
+		],
+	},
+	{
+		displayName: 'Phone Number',
+		name: 'phoneNumber',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '={{ $json.phone }}',
+		description: "The item's recipient, in E.164 format or national format with Default Country set",
+		displayOptions: { show: { recipientsSource: ['items'] } },
+	},
+	{
+		displayName: 'Variables',
+		name: 'variablesSource',
+		type: 'options',
+		default: 'allFields',
+		description: 'Values for the {{name}} placeholders of the message, for this recipient',
+		displayOptions: { show: { recipientsSource: ['items'] } },
+		options: [
+			{ name: 'All Fields of the Item', value: 'allFields', description: '{{name}} takes the item field "name"' },
+			{ name: 'Define Below', value: 'define' },
+			{ name: 'None', value: 'none' },
+		],
+	},
+	{
+		displayName: 'Variable Values',
+		name: 'variables',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		default: {},
+		placeholder: 'Add Variable',
+		displayOptions: { show: { recipientsSource: ['items'], variablesSource: ['define'] } },
+		options: [
+			{
+				name: 'variable',
+				displayName: 'Variable',
+				values: [
+					{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'firstName' },
+					{ displayName: 'Value', name: 'value', type: 'string', default: '', placeholder: '={{ $json.first_name }}' },
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Recipient List',
+		name: 'recipients',
+		type: 'json',
+		required: true,
+		default: '[{ "phoneNumber": "+254712345678", "variables": { "name": "Amina" } }]',
+		description: 'An array of phone numbers, or of objects with phoneNumber and optional variables',
+		displayOptions: { show: { recipientsSource: ['list'] } },
+	},
+	{
+		displayName: 'Message',
+		name: 'message',
+		type: 'string',
+		required: true,
+		default: '',
+		typeOptions: { rows: 4 },
+		placeholder: 'Hello {{name}}, your order {{order}} has shipped',
+		description:
+			'Sent to every recipient. {{name}} placeholders are filled per recipient by the service; write them in a fixed (not expression) field.',
+		hint: 'Placeholders look like {{name}} with no spaces; every recipient needs a value for each one',
+	},
+	senderIdLocator('Name shown as the sender. Leave empty for the service default (SVCSMS).'),
+	checkBalanceField('bulk send'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			defaultCountryOption,
+			numberCheckOption,
+			{
+				displayName: 'Reference',
+				name: 'reference',
+				type: 'string',
+				default: '',
+				description: 'Your reference for the batch, returned in delivery reports',
+			},
+			scheduledAtOption,
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['sendBulk'] } }, properties);
+
+interface Recipient {
+	itemIndex: number;
+	/** Position within the item's list (list mode), for messages and the retry ledger. */
+	position: number;
+	phoneNumber: string;
+	variables?: Record<string, string>;
+	group: string;
+}
+
+interface Group {
+	body: IDataObject;
+	recipients: Recipient[];
+}
+
+type Outcome = { ok: true; json: IDataObject } | { ok: false; failure: ItemFailure; phoneNumber: string };
+
+function readRecipients(ctx: IExecuteFunctions, items: INodeExecutionData[]) {
+	const node = ctx.getNode();
+	const source = ctx.getNodeParameter('recipientsSource', 0) as 'items' | 'list';
+	const message = perItemParameter<string>(ctx, 'message', '');
+	const senderId = perItemParameter<string>(ctx, 'senderId', '', true);
+	const options = perItemParameter<IDataObject>(ctx, 'options', {});
+	const phone = perItemParameter<unknown>(ctx, 'phoneNumber', '');
+	const variablesSource = source === 'items' ? (ctx.getNodeParameter('variablesSource', 0) as string) : 'list';
+	const defined = perItemParameter<{ variable?: Array<{ name: string; value: unknown }> }>(ctx, 'variables', {});
+	const recipientList = perItemParameter<unknown>(ctx, 'recipients', []);
+
+	const groups = new Map<string, Group>();
+	const slots: Array<{ recipient?: Recipient; failure?: ItemFailure; phoneNumber?: unknown }> = [];
+
+	for (let i = 0; i < items.length; i++) {
+		try {
+			const text = message(i);
+			if (typeof text !== 'string' || text === '') failItem(node, i, '"Message" must not be empty');
+			if ([...text].length > SMS_LIMITS.maxMessageCharacters) {
+				failItem(node, i, `"Message" must be at most ${SMS_LIMITS.maxMessageCharacters} characters`);
+			}
+			const sender = senderId(i) || undefined;
+			if (sender !== undefined && !senderIdSchema.safeParse(sender).success) {
+				failItem(node, i, `"Sender ID" ${senderIdSchema.safeParse(sender).error?.issues[0].message}`);
+			}
+			const opts = options(i);
+			const scheduledAt = futureTime(ctx, opts.scheduledAt, i);
+			const body: IDataObject = { message: text };
+			if (sender) body.senderId = sender;
+			if (opts.reference) body.reference = String(opts.reference);
+			if (scheduledAt) body.scheduledAt = scheduledAt;
+			const groupKey = JSON.stringify(body);
+			if (!groups.has(groupKey)) groups.set(groupKey, { body, recipients: [] });
+			const placeholders = placeholdersOf(text);
+
+			const entries =
+				source === 'items'
+					? [{ phoneNumber: phone(i), variables: variablesFor(variablesSource, items[i].json, defined(i)) }]
+					: listEntries(ctx, recipientList(i), i);
+			entries.forEach((entry, position) => {
+				const where = source === 'list' ? `recipient ${position}: ` : '';
+				const normalized = normalizePhoneNumber(
+					entry.phoneNumber,
+					(opts.defaultCountry as string) || undefined,
+					(opts.numberCheck as NumberCheck) ?? 'mobile',
+				);
+				try {
+					if (!normalized.ok) failItem(node, i, `${where}"Phone Number" ${normalized.rule}`);
+					const missing = placeholders.filter((name) => entry.variables?.[name] === undefined);
+					if (missing.length) {
+						failItem(node, i, `${where}no value for the placeholder(s) ${missing.map((m) => `{{${m}}}`).join(', ')} of "Message"`);
+					}
+					slots.push({
+						recipient: { itemIndex: i, position, phoneNumber: normalized.e164, variables: entry.variables, group: groupKey },
+					});
+				} catch (error) {
+					slots.push({ failure: failureOf(ctx, error, i), phoneNumber: entry.phoneNumber });
+				}
+			});
+		} catch (error) {
+			slots.push({ failure: failureOf(ctx, error, i) });
+		}
+	}
+	return { groups, slots };
+}
+
+function variablesFor(
+	mode: string,
+	json: IDataObject,
+	defined: { variable?: Array<{ name: string; value: unknown }> },
+): Record<string, string> | undefined {
+	if (mode === 'none') return undefined;
+	const pairs: Array<[string, unknown]> =
+		mode === 'define' ? (defined.variable ?? []).map((v) => [v.name, v.value]) : Object.entries(json);
+	const variables: Record<string, string> = {};
+	for (const [name, value] of pairs) {
+		if (name && value !== undefined && value !== null && typeof value !== 'object') variables[name] = String(value);
+	}
+	return variables;
+}
+
+function listEntries(ctx: IExecuteFunctions, value: unknown, i: number) {
+	let list = value;
+	if (typeof list === 'string') {
+		try {
+			list = JSON.parse(list);
+		} catch {
+			failItem(ctx.getNode(), i, '"Recipient List" must be a JSON array');
+		}
+	}
+	if (!Array.isArray(list)) failItem(ctx.getNode(), i, '"Recipient List" must be an array');
+	if (list.length === 0) failItem(ctx.getNode(), i, '"Recipient List" must not be empty');
+	return list.map((entry: unknown) =>
+		typeof entry === 'string' || typeof entry === 'number'
+			? { phoneNumber: entry as unknown, variables: undefined }
+			: {
+					phoneNumber: (entry as IDataObject)?.phoneNumber as unknown,
+					variables: variablesFor('allFields', ((entry as IDataObject)?.variables ?? {}) as IDataObject, {}),
+				},
+	);
+}
+
+const ledgerKey = (r: Recipient) => `${r.position}\u0000${r.phoneNumber}\u0000${r.group}\u0000${JSON.stringify(r.variables ?? {})}`;
+
+async function sendChunk(ctx: IExecuteFunctions, group: Group, chunk: Recipient[], ledger: SendLedger): Promise<Outcome[]> {
+	const body: IDataObject = {
+		...group.body,
+		recipients: chunk.map((r) => (r.variables ? { phoneNumber: r.phoneNumber, variables: r.variables } : { phoneNumber: r.phoneNumber })),
+	};
+	let data: IDataObject;
+	try {
+		data = unwrap<IDataObject>(
+			await apiRequest.call(ctx, { method: 'POST', path: SERVICE.paths.sendSms, auth: 'apiKey', body, itemIndex: chunk[0].itemIndex }),
+		);
+	} catch (error) {
+		const details = (error as { context?: { details?: unknown } }).context?.details;
+		return chunk.map((r, index) => {
+			const detail = Array.isArray(details) ? (details as IDataObject[]).find((d) => d.index === index) : undefined;
+			const failure = detail ? recipientFailure(ctx, r, detail) : failureOf(ctx, error, r.itemIndex);
+			if (mayHaveBeenProcessed(failure.error)) {
+				ledger.set(r.itemIndex, ledgerKey(r), { outcome: 'unknown', message: failure.error.message, description: failure.error.description ?? undefined });
+			}
+			return { ok: false, failure, phoneNumber: r.phoneNumber };
+		});
+	}
+	const rejected = new Map<number, IDataObject>();
+	for (const e of (data.errors as IDataObject[] | undefined) ?? []) rejected.set(Number(e.index), e);
+	const messages = (data.messages as IDataObject[] | undefined) ?? [];
+	let next = 0;
+	return chunk.map((r, index): Outcome => {
+		const error = rejected.get(index);
+		if (error) return { ok: false, failure: recipientFailure(ctx, r, error), phoneNumber: r.phoneNumber };
+		const message = messages[next++] ?? {};
+		const json: IDataObject = { accepted: true, batchId: data.batchId, ...message, phoneNumber: message.phoneNumber ?? r.phoneNumber };
+		ledger.set(r.itemIndex, ledgerKey(r), { outcome: 'accepted', json });
+		return { ok: true, json };
+	});
+}
+
+function recipientFailure(ctx: IExecuteFunctions, r: Recipient, detail: IDataObject): ItemFailure {
+	const error = (detail.error ?? {}) as IDataObject;
+	const failure = failureOf(
+		ctx,
+		new NodeOperationError(ctx.getNode(), `${String(error.code ?? 'REJECTED')} – ${String(error.message ?? 'rejected by the service')} (${r.phoneNumber})`, {
+			itemIndex: r.itemIndex,
+		}),
+		r.itemIndex,
+	);
+	(failure.error as unknown as { errorResponse: IDataObject }).errorResponse = { code: error.code ?? 'REJECTED' };
+	return failure;
+}
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	const { groups, slots } = readRecipients(this, items);
+	const invalid = slots.filter((s) => s.failure).map((s) => s.failure!);
+	if (invalid.length && !this.continueOnFail()) throw invalid[0].error;
+
+	if (this.getNodeParameter('checkBalance', 0, false)) {
+		let needed = 0;
+		for (const { recipient } of slots) {
+			if (!recipient) continue;
+			const text = groups.get(recipient.group)!.body.message as string;
+			needed += analyzeMessage(recipient.variables ? fillPlaceholders(text, recipient.variables) : text).credits;
+		}
+		await assertBalance(this, needed);
+	}
+
+	const credentials = await getServiceCredentials.call(this, 'apiKey');
+	const perCall = planLimits(credentials).recipientsPerCall;
+	const ledger = sendLedger(this);
+	const outcomes = new Map<Recipient, Outcome>();
+	const chunks: Array<{ group: Group; recipients: Recipient[] }> = [];
+
+	for (const { recipient } of slots) {
+		if (!recipient) continue;
+		const known = ledger.get(recipient.itemIndex, ledgerKey(recipient));
+		if (known?.outcome === 'accepted') {
+			outcomes.set(recipient, { ok: true, json: known.json });
+		} else if (known?.outcome === 'unknown') {
+			const error = new NodeOperationError(this.getNode(), known.message, { itemIndex: recipient.itemIndex, description: known.description });
+			outcomes.set(recipient, { ok: false, failure: { itemIndex: recipient.itemIndex, error }, phoneNumber: recipient.phoneNumber });
+		} else {
+			groups.get(recipient.group)!.recipients.push(recipient);
+		}
+	}
+	for (const group of groups.values()) {
+		for (let start = 0; start < group.recipients.length; start += perCall) {
+			chunks.push({ group, recipients: group.recipients.slice(start, start + perCall) });
+		}
+	}
+	const results = await Promise.all(chunks.map(async (c) => await sendChunk(this, c.group, c.recipients, ledger)));
+	chunks.forEach((c, n) => c.recipients.forEach((r, k) => outcomes.set(r, results[n][k])));
+
+	const failures: ItemFailure[] = [];
+	let accepted = 0;
+	const output = slots.map((slot): INodeExecutionData => {
+		if (slot.failure) {
+			failures.push(slot.failure);
+			return outputFailure(slot.failure, slot.phoneNumber !== undefined ? { phoneNumber: String(slot.phoneNumber) } : {});
+		}
+		const outcome = outcomes.get(slot.recipient!)!;
+		if (outcome.ok) {
+			accepted++;
+			return { json: outcome.json, pairedItem: { item: slot.recipient!.itemIndex } };
+		}
+		failures.push(outcome.failure);
+		return outputFailure(outcome.failure, {
+			phoneNumber: outcome.phoneNumber,
+			errorCode: serviceErrorCode(outcome.failure.error) ?? 'REJECTED',
+		});
+	});
+	return finishSend(this, output, failures, accepted, 'recipient');
+}

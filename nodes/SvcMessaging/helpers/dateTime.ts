@@ -1,0 +1,43 @@
+/** Offset of `timeZone` from UTC at the instant `utcMs`, in ms. */
+function zoneOffsetMs(utcMs: number, timeZone: string): number {
+	const parts = new Intl.DateTimeFormat('en-US', {
+		timeZone,
+		hourCycle: 'h23',
+		year: 'numeric',
+		month: '2-digit',
+		day: '2-digit',
+		hour: '2-digit',
+		minute: '2-digit',
+		second: '2-digit',
+	}).formatToParts(new Date(utcMs));
+	const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+	const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+	return asUtc - Math.floor(utcMs / 1000) * 1000;
+}
+
+const HAS_ZONE = /(Z|[+-]\d{2}:?\d{2})$/i;
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?$/;
+
+/**
+ * An n8n dateTime value (wall-clock time in the workflow's timezone, or an ISO string with its own
+ * offset, or a Luxon DateTime from an expression) as an ISO 8601 UTC instant; undefined if unreadable.
+ */
+export function toUtcIso(value: unknown, timeZone: string): string | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	if (typeof value === 'object' && typeof (value as { toISO?: unknown }).toISO === 'function') {
+		value = (value as { toISO: () => string }).toISO();
+	}
+	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
+	if (typeof value !== 'string') return undefined;
+	const text = value.trim();
+	if (HAS_ZONE.test(text)) {
+		const ms = Date.parse(text);
+		return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+	}
+	const m = LOCAL.exec(text);
+	if (!m) return undefined;
+	const wall = Date.UTC(+m[1], +m[2] - 1, +m[3], +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0), +(m[7] ?? 0));
+	let utc = wall - zoneOffsetMs(wall, timeZone);
+	utc = wall - zoneOffsetMs(utc, timeZone);
+	return new Date(utc).toISOString();
+}

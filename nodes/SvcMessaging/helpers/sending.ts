@@ -1,0 +1,49 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { rejectedItem, wrapError } from './items';
+
+export interface ItemFailure {
+	itemIndex: number;
+	error: NodeApiError | NodeOperationError;
+}
+
+/**
+ * After a send: with "Continue On Fail" the rejected items are output (see rejectedItem); without
+ * it one error names every item that was not accepted and says the accepted ones stay sent.
+ */
+export function finishSend(
+	ctx: IExecuteFunctions,
+	output: INodeExecutionData[],
+	failures: ItemFailure[],
+	acceptedCount: number,
+	noun = 'message',
+): INodeExecutionData[] {
+	if (failures.length === 0 || ctx.continueOnFail()) return output;
+	const first = failures[0].error;
+	if (acceptedCount === 0 && failures.length === 1) throw first;
+	const items = failures.map((f) => f.itemIndex);
+	const shown = items.slice(0, 20).join(', ') + (items.length > 20 ? ', …' : '');
+	const reasons = failures
+		.slice(0, 5)
+		.map((f) => `item ${f.itemIndex}: ${f.error.message}`)
+		.join('\n');
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`${failures.length} ${noun}(s) were not accepted (items ${shown}); ${acceptedCount} were accepted`,
+		{
+			itemIndex: failures[0].itemIndex,
+			description:
+				`${reasons}\n\nAccepted ${noun}s are not sent again if this node is retried. ` +
+				'Turn on "Continue On Fail" (or route errors to the error output) to get one output item per recipient instead.',
+		},
+	);
+}
+
+export function failureOf(ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemFailure {
+	return { itemIndex, error: wrapError(ctx, error, itemIndex) };
+}
+
+export function outputFailure(failure: ItemFailure, extra: IDataObject = {}): INodeExecutionData {
+	return rejectedItem(failure.error, failure.itemIndex, extra);
+}

@@ -1,0 +1,31 @@
+import type { INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import type { z } from 'zod';
+
+/**
+ * Parses one item's parameters; a failure names the field (by its label in the form), the item
+ * and the rule, and nothing is sent for that item.
+ */
+export function parseItem<T>(
+	node: INode,
+	schema: z.ZodType<T>,
+	value: unknown,
+	itemIndex: number,
+	labels: Record<string, string>,
+): T {
+	const result = schema.safeParse(value);
+	if (result.success) return result.data;
+	const problems = result.error.issues.map((issue) => {
+		const key = issue.path.map(String).join('.');
+		const label = labels[key] ?? labels[String(issue.path[0])] ?? (key || 'value');
+		return `"${label}" ${issue.message}`;
+	});
+	return failItem(node, itemIndex, problems[0], problems.slice(1).join('; ') || undefined);
+}
+
+export function failItem(node: INode, itemIndex: number, problem: string, more?: string): never {
+	throw new NodeOperationError(node, `Item ${itemIndex}: ${problem}`, {
+		itemIndex,
+		description: more ? `Also: ${more}` : undefined,
+	});
+}

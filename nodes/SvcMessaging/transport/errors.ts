@@ -1,0 +1,88 @@
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+/** What to do about each service error code, shown as the error's description. */
+const HINTS: Record<string, string> = {
+	UNAUTHORIZED:
+		'Check the API key (or the email and password) in the credential, and that the key has not been revoked in the dashboard.',
+	BAD_REQUEST: 'The service rejected the request body. Check the fields named in the message.',
+	INSUFFICIENT_CREDITS:
+		'The account balance is too low for this send. Top up credits in the dashboard, or turn on "Check Balance Before Sending" to stop before anything is sent.',
+	PAYLOAD_TOO_LARGE:
+		"More recipients than the plan allows per call. Check the Plan selected in the credential: the node splits bulk sends by the plan's recipients per call.",
+	INVALID_PHONE_NUMBER: 'Use E.164: a plus sign, the country code and the number without its leading zero, e.g. +254712345678.',
+	MESSAGE_TOO_LONG: 'An SMS can hold up to 1600 characters (10 segments of GSM-7 text).',
+	INVALID_SENDER_ID:
+		'Use a sender ID approved for the destination country: 1–11 letters A–Z and digits 0–9. "Sender ID → Get Many" lists the approved ones; numeric sender IDs are allowed in Kenya only, custom ones in Ghana only when pre-approved.',
+	EMPTY_RECIPIENTS: 'The bulk send had no recipients.',
+	CHAT_OPT_IN_REQUIRED:
+		'The recipient has not opted in to chat messages from your business. Collect an opt-in first; business-initiated conversations must use an approved template.',
+	CHAT_NUMBER_NOT_REGISTERED:
+		"The account's chat sender number is not registered with the chat platform. Finish the registration in the dashboard.",
+	INVALID_MEDIA_URL:
+		'The media link must be a public HTTPS URL of an allowed file type (image: JPEG, PNG, WEBP; document: PDF, DOC(X), XLS(X), PPT(X); video: MP4, 3GPP).',
+	RATE_LIMIT_EXCEEDED:
+		"The plan's request rate was exceeded even after waiting as the service asked. Check the Plan in the credential, or lower concurrent workflows on this key.",
+	NOT_FOUND: 'Nothing with this identifier exists for this account.',
+	INVALID_CAMPAIGN_STATUS: 'Only DRAFT or SCHEDULED campaigns can be updated, sent or cancelled.',
+	TEMPLATE_ALREADY_EXISTS: 'Template names are unique. Choose another name, or delete the old template first.',
+	INVALID_TEMPLATE: 'The template breaks a structure rule; the message names the component and the rule.',
+	INVALID_CONTACT_GROUP: 'A contact group ID does not exist for this account.',
+};
+
+export interface ServiceErrorBody {
+	code?: string;
+	message?: string;
+	statusCode?: number;
+}
+
+export function serviceError(
+	node: INode,
+	httpCode: number,
+	body: unknown,
+	context: { itemIndex?: number; what: string },
+): NodeApiError {
+	const detail = ((body as IDataObject | undefined)?.error ?? {}) as ServiceErrorBody;
+	const code = detail.code ?? `HTTP_${httpCode}`;
+	const serviceMessage = detail.message ?? `HTTP ${httpCode}`;
+	const ambiguous = httpCode >= 500 && context.what.startsWith('POST');
+	const error = new NodeApiError(node, { code, message: serviceMessage, statusCode: httpCode } as JsonObject, {
+		message: `${context.what} failed: ${code} – ${serviceMessage}`,
+		description: ambiguous
+			? 'The service answered with a server error after receiving the request, so it may have processed it. The request was not repeated, to avoid sending a message twice: check the delivery reports or the message list before sending again.'
+			: (HINTS[code] ?? undefined),
+		httpCode: String(httpCode),
+		itemIndex: context.itemIndex,
+	});
+	if (ambiguous) error.context.mayHaveBeenProcessed = true;
+	if (Array.isArray((detail as IDataObject).details)) error.context.details = (detail as IDataObject).details;
+	return error;
+}
+
+/** A request that got no HTTP answer. POSTs are never repeated here: the service may have acted. */
+export function transportError(
+	node: INode,
+	networkCode: string,
+	context: { itemIndex?: number; what: string; mayHaveBeenProcessed: boolean },
+): NodeApiError {
+	const error = new NodeApiError(node, { code: networkCode, message: networkCode } as JsonObject, {
+		message: `${context.what} failed: no answer from the service (${networkCode})`,
+		description: context.mayHaveBeenProcessed
+			? 'The connection broke after the request was sent, so the service may have accepted it. It was not repeated, to avoid a duplicate message: check the delivery reports or the message list before sending again.'
+			: 'The service could not be reached. Check the Base URL in the credential and the network or proxy settings of n8n.',
+		itemIndex: context.itemIndex,
+	});
+	if (context.mayHaveBeenProcessed) error.context.mayHaveBeenProcessed = true;
+	return error;
+}
+
+/** Whether the service may have acted on the failed request (so it must not be sent again). */
+export function mayHaveBeenProcessed(error: { context?: { mayHaveBeenProcessed?: unknown } }): boolean {
+	return error.context?.mayHaveBeenProcessed === true;
+}
+
+/** The service's error code (e.g. INSUFFICIENT_CREDITS) of an error thrown by apiRequest. */
+export function serviceErrorCode(error: unknown): string | undefined {
+	const code = (error as { errorResponse?: { code?: unknown } })?.errorResponse?.code;
+	return typeof code === 'string' ? code : undefined;
+}

@@ -1,0 +1,176 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IN8nHttpFullResponse,
+} from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import { serviceError, transportError } from './errors';
+import { limiterFor, type KeyLimiter } from './limiter';
+import { PLANS, type PlanLimits, type PlanName } from './service';
+
+export type SvcContext = IExecuteFunctions | ILoadOptionsFunctions;
+
+/** K endpoints use the API key; J endpoints (campaigns, balance) the account login's JWT. */
+export type AuthKind = 'apiKey' | 'account';
+
+export const CREDENTIAL_TYPES: Record<AuthKind, string> = {
+	apiKey: 'svcMessagingApi',
+	account: 'svcMessagingAccountApi',
+};
+
+const CREDENTIAL_NAMES: Record<AuthKind, string> = {
+	apiKey: 'SVC Messaging API (API key)',
+	account: 'SVC Messaging Account API (email and password)',
+};
+
+export interface ApiRequest {
+	method: IHttpRequestMethods;
+	path: string;
+	auth: AuthKind;
+	body?: IDataObject;
+	qs?: IDataObject;
+	itemIndex?: number;
+}
+
+const MAX_RATE_LIMIT_RETRIES = 5;
+const MAX_SAFE_RETRIES = 3;
+const REQUEST_TIMEOUT_MS = 30_000;
+/** Network failures where the request never reached the service, so repeating it is safe. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+export function planLimits(credentials: IDataObject): PlanLimits {
+	const plan = (credentials.plan ?? 'free') as PlanName;
+	if (plan === 'enterprise') {
+		return {
+			requestsPerSecond: Math.max(1, Number(credentials.requestsPerSecond) || 1),
+			recipientsPerCall: Math.max(1, Number(credentials.recipientsPerCall) || 1),
+		};
+	}
+	return PLANS[plan] ?? PLANS.free;
+}
+
+export async function getServiceCredentials(this: SvcContext, auth: AuthKind): Promise<IDataObject> {
+	try {
+		return await this.getCredentials(CREDENTIAL_TYPES[auth]);
+	} catch (error) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`This operation needs the ${CREDENTIAL_NAMES[auth]} credential: select one in the node's credential field`,
+			{ description: (error as Error).message },
+		);
+	}
+}
+
+function baseUrlOf(credentials: IDataObject): string {
+	return String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+}
+
+function retryAfterMs(headers: IDataObject | undefined, attempt: number): number {
+	const value = Number(headers?.['retry-after']);
+	if (Number.isFinite(value) && value >= 0) return value * 1000;
+	return backoffMs(attempt);
+}
+
+function backoffMs(attempt: number): number {
+	const base = Math.min(8000, 250 * 2 ** (attempt - 1));
+	return base / 2 + Math.random() * (base / 2);
+}
+
+function networkCodeOf(error: unknown): string {
+	const candidates = [
+		(error as { cause?: { code?: unknown } })?.cause?.code,
+		(error as { errorResponse?: { code?: unknown } })?.errorResponse?.code,
+		(error as { code?: unknown })?.code,
+	];
+	const code = candidates.find((c) => typeof c === 'string');
+	return (code as string | undefined) ?? 'NETWORK_ERROR';
+}
+
+/**
+ * The one function through which the nodes call the service. API-key requests pass through the
+ * key's shared limiter; a 429 is retried after Retry-After and slows the limiter. A POST that may
+ * have reached the service (timeout, dropped connection, 5xx) is never repeated.
+ */
+export async function apiRequest<T = IDataObject>(this: SvcContext, request: ApiRequest): Promise<T> {
+	const credentials = await getServiceCredentials.call(this, request.auth);
+	const what = `${request.method} ${request.path}`;
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url: `${baseUrlOf(credentials)}${request.path}`,
+		body: request.body,
+		qs: request.qs,
+		json: true,
+		timeout: REQUEST_TIMEOUT_MS,
+		returnFullResponse: true,
+	};
+	// The account credential's re-login on 401 happens only when n8n sees the status as an error;
+	// API-key requests read every status themselves (Retry-After needs the headers).
+	if (request.auth === 'apiKey') options.ignoreHttpStatusErrors = true;
+	const limiter: KeyLimiter | undefined =
+		request.auth === 'apiKey'
+			? limiterFor(baseUrlOf(credentials), String(credentials.apiKey ?? ''), planLimits(credentials))
+			: undefined;
+	const idempotent = request.method === 'GET';
+	const credentialType = CREDENTIAL_TYPES[request.auth];
+
+	for (let attempt = 1; ; attempt++) {
+		const send = async () =>
+			(await this.helpers.httpRequestWithAuthentication.call(this, credentialType, {
+				...options,
+				headers: {},
+			})) as IN8nHttpFullResponse;
+		let response: IN8nHttpFullResponse;
+		try {
+			response = limiter ? await limiter.schedule(send) : await send();
+		} catch (error) {
+			const httpCode = Number((error as { httpCode?: unknown }).httpCode);
+			if (httpCode >= 400) {
+				// Account-credential requests: n8n already tried a fresh login for a 401.
+				const body = (error as { context?: { data?: unknown } }).context?.data;
+				if (httpCode >= 500 && idempotent && attempt < MAX_SAFE_RETRIES) {
+					await sleep(backoffMs(attempt));
+					continue;
+				}
+				throw serviceError(this.getNode(), httpCode, body, { itemIndex: request.itemIndex, what });
+			}
+			const code = networkCodeOf(error);
+			const notSent = NOT_SENT_CODES.has(code);
+			if ((idempotent || notSent) && attempt < MAX_SAFE_RETRIES) {
+				await sleep(backoffMs(attempt));
+				continue;
+			}
+			throw transportError(this.getNode(), code, {
+				itemIndex: request.itemIndex,
+				what,
+				mayHaveBeenProcessed: !idempotent && !notSent,
+			});
+		}
+		const { statusCode, body, headers } = response;
+		if (statusCode === 429 && limiter && attempt <= MAX_RATE_LIMIT_RETRIES) {
+			limiter.penalize(retryAfterMs(headers as IDataObject, attempt));
+			continue;
+		}
+		if (statusCode >= 500 && idempotent && attempt < MAX_SAFE_RETRIES) {
+			await sleep(backoffMs(attempt));
+			continue;
+		}
+		if (statusCode >= 400) {
+			throw serviceError(this.getNode(), statusCode, body, { itemIndex: request.itemIndex, what });
+		}
+		limiter?.recover();
+		return body as T;
+	}
+}
+
+/** `{ success, data }` → data. Campaign endpoints answer bare objects and skip this. */
+export function unwrap<T = IDataObject>(body: unknown): T {
+	const envelope = body as { success?: unknown; data?: unknown } | undefined;
+	if (envelope && typeof envelope === 'object' && 'success' in envelope && 'data' in envelope) {
+		return envelope.data as T;
+	}
+	return body as T;
+}

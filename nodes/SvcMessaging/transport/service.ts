@@ -1,0 +1,47 @@
+/**
+ * What this package assumes about the service where the spec says "not shown".
+ * Every such choice of the nodes lives here (README → Assumptions lists them all).
+ */
+export const SERVICE = {
+	defaultSenderId: 'SVCSMS',
+	paths: {
+		sendSms: '/api/sms/send-api',
+		message: (messageId: string) => `/api/sms/messages/${encodeURIComponent(messageId)}`,
+		batch: (batchId: string) => `/api/sms/batches/${encodeURIComponent(batchId)}`,
+		deliveryRates: '/api/sms/analytics/delivery-rates',
+		senderIds: '/api/sms/sender-ids',
+		campaigns: '/api/sms/campaigns',
+		campaign: (id: string | number) => `/api/sms/campaigns/${encodeURIComponent(String(id))}`,
+		chatMessages: '/api/chat/messages',
+		chatTemplates: '/api/chat/templates',
+		chatTemplate: (name: string) => `/api/chat/templates/${encodeURIComponent(name)}`,
+		login: '/api/auth/login',
+		balance: '/api/account/balance',
+	},
+	/** Largest page the list endpoints accept. */
+	maxPageSize: 100,
+	/** Webhook signature: `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the raw body>`. */
+	signatureHeader: 'x-svc-signature',
+	signaturePrefix: 'sha256=',
+} as const;
+
+export type PlanName = 'free' | 'starter' | 'business' | 'enterprise';
+
+export interface PlanLimits {
+	requestsPerSecond: number;
+	recipientsPerCall: number;
+}
+
+/** The spec's Limits table. Enterprise values come from the credential. */
+export const PLANS: Record<Exclude<PlanName, 'enterprise'>, PlanLimits> = {
+	free: { requestsPerSecond: 5, recipientsPerCall: 100 },
+	starter: { requestsPerSecond: 20, recipientsPerCall: 1000 },
+	business: { requestsPerSecond: 100, recipientsPerCall: 10000 },
+};
+
+export const SMS_LIMITS = {
+	maxMessageCharacters: 1600,
+	maxSenderIdLength: 11,
+	gsmSegmentSize: 160,
+	unicodeSegmentSize: 70,
+} as const;

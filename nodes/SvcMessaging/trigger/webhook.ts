@@ -1,0 +1,91 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { SERVICE } from '../transport/service';
+import type { DeliveryEvent } from './events';
+import { hasSeen, remember, reportKey } from './ledger';
+import { flattenReport } from './output';
+import { parseDeliveryReport } from './payload';
+import type { TriggerOptions } from './properties';
+import { DEFAULT_MAX_BODY_KB } from './properties';
+import { hasValidSignature } from './signature';
+
+const CREDENTIAL_TYPE = 'svcMessagingApi';
+
+/**
+ * The secret to check signatures with, or '' for none. No credential selected, or an empty
+ * Webhook Secret, means no check (the node's notice says so). A selected credential that cannot
+ * be read makes the call fail (n8n answers 500 and the service retries) rather than letting
+ * unsigned calls in.
+ */
+async function webhookSecret(context: IWebhookFunctions): Promise<string> {
+	if (!context.getNode().credentials?.[CREDENTIAL_TYPE]) return '';
+	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+	return typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
+}
+
+/** The exact bytes received: the signature is over them, and they are parsed here, not by n8n. */
+async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined> {
+	const req = context.getRequestObject();
+	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') {
+		await req.readRawBody();
+	}
+	return Buffer.isBuffer(req.rawBody) ? req.rawBody : undefined;
+}
+
+/** Answers at once with a status of our own and starts no execution. */
+function reject(context: IWebhookFunctions, statusCode: 400 | 401, error: string): IWebhookResponseData {
+	context.getResponseObject().status(statusCode).json({ received: false, error });
+	return { noWebhookResponse: true };
+}
+
+/** 200 without an execution (n8n sends `webhookResponse` when there is no workflowData). */
+function acknowledge(ignored: string): IWebhookResponseData {
+	return { webhookResponse: { received: true, ignored } };
+}
+
+/**
+ * Handles one delivery-report call: size, signature, JSON, schema, event filter, duplicates, in
+ * that order. Only a new report of a selected event starts an execution; the service gets a 200
+ * for everything it should not send again and a 400/401 for what it must not.
+ */
+export async function handleDeliveryReport(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const options = this.getNodeParameter('options', {}) as TriggerOptions;
+	const maxBytes = Math.max(1, options.maxBodySizeKb ?? DEFAULT_MAX_BODY_KB) * 1024;
+
+	const rawBody = await rawBodyOf(this);
+	if (rawBody === undefined || rawBody.length === 0) {
+		return reject(this, 400, 'The body is empty');
+	}
+	if (rawBody.length > maxBytes) {
+		return reject(this, 400, `The body is larger than ${maxBytes} bytes`);
+	}
+
+	const secret = await webhookSecret(this);
+	if (secret !== '') {
+		const signature = this.getHeaderData()[SERVICE.signatureHeader];
+		if (!hasValidSignature(rawBody, signature, secret)) {
+			return reject(this, 401, 'Missing or invalid signature');
+		}
+	}
+
+	const parsed = parseDeliveryReport(rawBody);
+	if (parsed.kind === 'invalid') return reject(this, 400, parsed.message);
+	if (parsed.kind === 'unknownEvent') return acknowledge('event not supported');
+
+	const { report } = parsed;
+	const events = this.getNodeParameter('events', []) as DeliveryEvent[];
+	if (!events.includes(report.event)) return acknowledge('event not selected');
+
+	if (options.ignoreDuplicates !== false) {
+		const ledger = this.getWorkflowStaticData('node');
+		const key = reportKey(report);
+		if (hasSeen(ledger, key)) return acknowledge('duplicate');
+		remember(ledger, key);
+	}
+
+	const item = flattenReport(report, options.includeRawPayload ? (parsed.raw as IDataObject) : undefined);
+	return {
+		webhookResponse: { received: true },
+		workflowData: [this.helpers.returnJsonArray([item])],
+	};
+}

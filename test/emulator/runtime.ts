@@ -1,0 +1,16 @@
+/** What every area of the emulator shares: state, clock, webhook dispatcher and options. */
+import type { Clock } from './clock';
+import type { EmulatorState, SmsMessage } from './state';
+import type { WebhookDispatcher } from './webhooks';
+
+export interface Runtime {
+	state: EmulatorState;
+	clock: Clock;
+	webhooks: WebhookDispatcher;
+	tokenTtlSeconds: number;
+	jwtSecret: Buffer;
+	/** bumped by expireTokens(): every token issued before is rejected */
+	tokenGeneration: number;
+	/** called when a message reaches DELIVERED, FAILED or EXPIRED (campaign completion) */
+	onMessageFinal: (message: SmsMessage, at: number) => void;
+}

@@ -1,0 +1,236 @@
+import { Container } from '@n8n/di';
+import { ExecuteContext, LoadOptionsContext, WebhookContext } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IWebhookData,
+	IWorkflowExecuteAdditionalData,
+	IVersionedNodeType,
+	INodeListSearchResult,
+	INodePropertyOptions,
+} from 'n8n-workflow';
+import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
+
+import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
+import { TestCredentialsHelper } from './credentials';
+
+/**
+ * Runs the package's nodes inside n8n-core's own execution contexts (ExecuteContext,
+ * LoadOptionsContext, WebhookContext), so n8n's real request helpers — credential injection,
+ * preAuthentication and the re-login on 401 — are what the tests exercise.
+ */
+export const credentialsHelper = new TestCredentialsHelper();
+
+const packageName = 'n8n-nodes-svc-messaging';
+const nodeTypeInstances: Record<string, INodeType> = {};
+
+export function registerNodeType(name: string, nodeType: INodeType) {
+	nodeTypeInstances[`${packageName}.${name}`] = nodeType;
+}
+registerNodeType('svcMessaging', new SvcMessaging());
+
+const nodeTypes: INodeTypes = {
+	getByName: (type) => nodeTypeInstances[type] as INodeType | IVersionedNodeType,
+	getByNameAndVersion: (type, version) =>
+		NodeHelpers.getVersionedNodeType(nodeTypeInstances[type], version),
+	getKnownTypes: () => ({}),
+};
+
+export type TestCredentials = Partial<Record<'svcMessagingApi' | 'svcMessagingAccountApi', ICredentialDataDecryptedObject>>;
+
+export interface NodeSetup {
+	/** Defaults to the action node. */
+	type?: string;
+	parameters: IDataObject;
+	credentials?: TestCredentials;
+	/** Node settings as n8n stores them. */
+	settings?: Partial<Pick<INode, 'onError' | 'retryOnFail' | 'maxTries'>>;
+	executionId?: string;
+}
+
+let credentialCounter = 0;
+
+function buildNode(setup: NodeSetup): { workflow: Workflow; node: INode } {
+	const credentials: INode['credentials'] = {};
+	for (const [type, data] of Object.entries(setup.credentials ?? {})) {
+		const id = `cred-${++credentialCounter}`;
+		credentialsHelper.set(id, { ...data });
+		credentials[type] = { id, name: type };
+	}
+	const draft: INode = {
+		id: 'node-under-test',
+		name: 'SVC Messaging',
+		type: setup.type ?? `${packageName}.svcMessaging`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: setup.parameters as INode['parameters'],
+		credentials,
+		webhookId: 'webhook-under-test',
+		...setup.settings,
+	};
+	const workflow = new Workflow({
+		id: 'workflow-under-test',
+		name: 'test',
+		nodes: [draft],
+		connections: {},
+		active: false,
+		nodeTypes,
+		settings: { timezone: 'Africa/Nairobi' },
+	});
+	return { workflow, node: workflow.getNode(draft.name)! };
+}
+
+function additionalData(executionId: string, extra: Partial<IWorkflowExecuteAdditionalData> = {}) {
+	return {
+		credentialsHelper,
+		executionId,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://localhost:5678/rest',
+		instanceBaseUrl: 'http://localhost:5678/',
+		webhookBaseUrl: 'http://localhost:5678/webhook',
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		variables: {},
+		executeWorkflow: async () => ({ executionId: '', data: [] }),
+		getRunExecutionData: async () => undefined,
+		logAiEvent: async () => {},
+		startRunnerTask: async () => ({ ok: false }),
+		externalSecretsProxy: {},
+		...extra,
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+let executionCounter = 0;
+
+/** Runs `execute()` of the node for the given input items; errors are thrown as n8n throws them. */
+export async function executeNode(
+	setup: NodeSetup,
+	items: Array<IDataObject | INodeExecutionData> = [{}],
+): Promise<INodeExecutionData[][]> {
+	const { workflow, node } = buildNode(setup);
+	const input: INodeExecutionData[] = items.map((item) =>
+		'json' in item && typeof item.json === 'object' ? (item as INodeExecutionData) : { json: item as IDataObject },
+	);
+	const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalData(setup.executionId ?? `exec-${++executionCounter}`),
+		'manual',
+		createRunExecutionData(),
+		0,
+		input,
+		{ main: [input] },
+		{ node, data: { main: [input] }, source: null },
+		[],
+	);
+	return (await nodeType.execute!.call(context)) as INodeExecutionData[][];
+}
+
+/** Calls a `methods.listSearch` function the way the editor does. */
+export async function listSearch(
+	setup: NodeSetup,
+	method: string,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const { workflow, node } = buildNode(setup);
+	const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+	const context = new LoadOptionsContext(workflow, node, additionalData('load-options'), 'parameters');
+	return await nodeType.methods!.listSearch![method].call(context, filter, paginationToken);
+}
+
+/** Calls a `methods.loadOptions` function the way the editor does. */
+export async function loadOptions(setup: NodeSetup, method: string): Promise<INodePropertyOptions[]> {
+	const { workflow, node } = buildNode(setup);
+	const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+	const context = new LoadOptionsContext(workflow, node, additionalData('load-options'), 'parameters');
+	return await nodeType.methods!.loadOptions![method].call(context);
+}
+
+export interface FakeWebhookRequest {
+	headers: Record<string, string>;
+	body: unknown;
+	rawBody: Buffer;
+	query?: IDataObject;
+}
+
+export interface FakeWebhookResponse {
+	statusCode: number;
+	body: unknown;
+	ended: boolean;
+}
+
+/** Calls `webhook()` of a trigger node as n8n's webhook service does, with a fake req/res pair. */
+export async function callWebhook(
+	setup: NodeSetup,
+	request: FakeWebhookRequest,
+	staticData: IDataObject = {},
+) {
+	const { workflow, node } = buildNode(setup);
+	workflow.staticData = staticData as Workflow['staticData'];
+	const response: FakeWebhookResponse = { statusCode: 200, body: undefined, ended: false };
+	const res = {
+		status(code: number) {
+			response.statusCode = code;
+			return res;
+		},
+		send(body?: unknown) {
+			response.body = body;
+			response.ended = true;
+			return res;
+		},
+		json(body: unknown) {
+			response.body = body;
+			response.ended = true;
+			return res;
+		},
+		end(body?: unknown) {
+			response.body = body ?? response.body;
+			response.ended = true;
+			return res;
+		},
+		setHeader() {
+			return res;
+		},
+	};
+	const req = {
+		headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v])),
+		body: request.body,
+		rawBody: request.rawBody,
+		query: request.query ?? {},
+		params: {},
+		method: 'POST',
+	};
+	const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+	const webhookData = {
+		httpMethod: 'POST',
+		node: node.name,
+		path: 'svc-messaging',
+		webhookDescription: nodeType.description.webhooks?.[0],
+		workflowId: workflow.id,
+		webhookId: node.webhookId,
+	} as unknown as IWebhookData;
+	const context = new WebhookContext(
+		workflow,
+		node,
+		additionalData('webhook', { httpRequest: req, httpResponse: res } as never),
+		'webhook',
+		webhookData,
+		[],
+		null,
+	);
+	const result = await nodeType.webhook!.call(context);
+	return { result, response, staticData: workflow.staticData as IDataObject };
+}
+
+/** n8n-core's SSH client manager keeps an interval alive; jest needs it stopped to exit. */
+export async function shutdownN8nCore() {
+	const { SSHClientsManager } = await import('n8n-core/dist/execution-engine/ssh-clients-manager');
+	Container.get(SSHClientsManager).onShutdown();
+}
