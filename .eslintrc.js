@@ -8,6 +8,7 @@ module.exports = {
 	overrides: [
 		{
 			files: ['package.json'],
+			parserOptions: { project: null },
 			plugins: ['eslint-plugin-n8n-nodes-base'],
 			extends: ['plugin:n8n-nodes-base/community'],
 			rules: { 'n8n-nodes-base/community-package-json-name-still-default': 'off' },
@@ -19,6 +20,8 @@ module.exports = {
 			rules: {
 				'n8n-nodes-base/cred-class-field-documentation-url-missing': 'off',
 				'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
+				'no-restricted-globals': ['error', 'process', 'global', 'globalThis', 'setTimeout', 'setInterval'],
+				'community-imports': 'error',
 			},
 		},
 		{
@@ -29,6 +32,18 @@ module.exports = {
 				'n8n-nodes-base/node-execute-block-missing-continue-on-fail': 'off',
 				'n8n-nodes-base/node-resource-description-filename-against-convention': 'off',
 				'n8n-nodes-base/node-param-fixed-collection-type-unsorted-items': 'off',
+				// The community rules of n8n's package scanner, enforced with core ESLint rules.
+				'no-restricted-globals': ['error', 'process', 'global', 'globalThis', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'setImmediate'],
+				'community-imports': 'error',
+			},
+		},
+		{
+			// The versioned description lives beside the router, as in n8n's Airtable v2 and Teams v2.
+			files: ['./nodes/**/actions/node.description.ts'],
+			rules: {
+				'n8n-nodes-base/node-filename-against-convention': 'off',
+				'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
+				'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
 			},
 		},
 	],

@@ -41,3 +41,11 @@ export function toUtcIso(value: unknown, timeZone: string): string | undefined {
 	utc = wall - zoneOffsetMs(utc, timeZone);
 	return new Date(utc).toISOString();
 }
+
+/** The calendar date (YYYY-MM-DD) of an n8n dateTime value, read in the workflow's timezone. */
+export function toLocalDate(value: unknown, timeZone: string): string | undefined {
+	if (typeof value === 'string' && LOCAL.test(value.trim())) return value.trim().slice(0, 10);
+	const iso = toUtcIso(value, timeZone);
+	if (!iso) return undefined;
+	return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
+}

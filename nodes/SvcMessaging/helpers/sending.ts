@@ -21,7 +21,8 @@ export function finishSend(
 ): INodeExecutionData[] {
 	if (failures.length === 0 || ctx.continueOnFail()) return output;
 	const first = failures[0].error;
-	if (acceptedCount === 0 && failures.length === 1) throw first;
+	// One failure, or one call's failure shared by all its recipients: the service's own error says it best.
+	if (acceptedCount === 0 && failures.every((f) => f.error === first)) throw first;
 	const items = failures.map((f) => f.itemIndex);
 	const shown = items.slice(0, 20).join(', ') + (items.length > 20 ? ', …' : '');
 	const reasons = failures

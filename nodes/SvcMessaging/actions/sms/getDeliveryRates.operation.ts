@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toUtcIso } from '../../helpers/dateTime';
+import { toLocalDate } from '../../helpers/dateTime';
 import { mapItems } from '../../helpers/items';
 import { failItem } from '../../helpers/validation';
 import { apiRequest, unwrap } from '../../transport/request';
@@ -44,9 +44,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		const qs: IDataObject = {};
 		for (const key of ['startDate', 'endDate'] as const) {
 			if (!filters[key]) continue;
-			const iso = toUtcIso(filters[key], this.getTimezone());
-			if (!iso) failItem(this.getNode(), i, `"${key === 'startDate' ? 'Start Date' : 'End Date'}" must be a date`);
-			qs[key] = iso.slice(0, 10);
+			const date = toLocalDate(filters[key], this.getTimezone());
+			if (!date) failItem(this.getNode(), i, `"${key === 'startDate' ? 'Start Date' : 'End Date'}" must be a date`);
+			qs[key] = date;
 		}
 		if (qs.startDate && qs.endDate && String(qs.startDate) > String(qs.endDate)) {
 			failItem(this.getNode(), i, '"Start Date" must not be after "End Date"');

@@ -31,7 +31,7 @@ const properties: INodeProperties[] = [
 			{
 				name: 'One Recipient per Input Item',
 				value: 'items',
-				description: 'E.g. one row of a sheet per recipient; all items are sent together in as few calls as the plan allows',
+				description: 'E.g. one row of a sheet per recipient; all items are sent together in as few calls as the plan allows.',
 			},
 			{
 				name: 'List in Each Item',

@@ -1,0 +1,30 @@
+/**
+ * n8n's community-package rule: published node code may import only n8n-workflow, the package's
+ * declared runtime dependencies, node's crypto and relative files.
+ */
+const pkg = require('../package.json');
+
+const allowed = new Set(['n8n-workflow', 'crypto', 'node:crypto', ...Object.keys(pkg.dependencies ?? {})]);
+
+module.exports = {
+	meta: { type: 'problem', docs: { description: 'restrict imports of community nodes' }, schema: [] },
+	create(context) {
+		const check = (node, source) => {
+			if (typeof source !== 'string' || source.startsWith('./') || source.startsWith('../')) return;
+			const name = source.startsWith('@') ? source.split('/').slice(0, 2).join('/') : source.split('/')[0];
+			if (!allowed.has(name) && !allowed.has(source)) {
+				context.report({ node, message: `"${source}" is not allowed in a community node: use n8n-workflow, a declared dependency, crypto or a relative file` });
+			}
+		};
+		return {
+			ImportDeclaration: (node) => check(node, node.source.value),
+			ExportNamedDeclaration: (node) => node.source && check(node, node.source.value),
+			ExportAllDeclaration: (node) => check(node, node.source.value),
+			CallExpression: (node) => {
+				if (node.callee.type === 'Identifier' && node.callee.name === 'require' && node.arguments[0]?.type === 'Literal') {
+					check(node, node.arguments[0].value);
+				}
+			},
+		};
+	},
+};

@@ -1,0 +1,251 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { jsonParse, updateDisplayOptions } from 'n8n-workflow';
+import { z } from 'zod';
+
+import { postOnce, prepareAll, type PreparedPost } from '../../helpers/postOnce';
+import {
+	checkTemplateStructure,
+	describeViolations,
+	normalizeLanguageCode,
+	TEMPLATE_CATEGORIES,
+	TEMPLATE_LIMITS,
+} from '../../helpers/templateRules';
+import { failItem, parseItem } from '../../helpers/validation';
+import { SERVICE } from '../../transport/service';
+import { languageDescription } from './descriptions';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Name',
+		name: 'templateName',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. order_update',
+		description: 'Unique name of the template in this account; messages address the template by it',
+	},
+	{
+		displayName: 'Category',
+		name: 'category',
+		type: 'options',
+		required: true,
+		default: 'UTILITY',
+		options: [
+			{ name: 'Authentication', value: 'AUTHENTICATION', description: 'One-time passwords; the only category with Copy Code and OTP buttons' },
+			{ name: 'Marketing', value: 'MARKETING', description: 'Promotions, offers and announcements' },
+			{ name: 'Service', value: 'SERVICE', description: 'Customer-service replies' },
+			{ name: 'Utility', value: 'UTILITY', description: 'Order, account and delivery updates' },
+		],
+	},
+	{
+		displayName: 'Language',
+		name: 'language',
+		type: 'string',
+		required: true,
+		default: 'en',
+		placeholder: 'en',
+		description: languageDescription,
+	},
+	{
+		displayName: 'Define Components',
+		name: 'componentsSource',
+		type: 'options',
+		noDataExpression: true,
+		default: 'form',
+		options: [
+			{ name: 'Using Fields Below', value: 'form', description: 'Header, body, footer and buttons built in the form' },
+			{ name: 'Using JSON', value: 'json', description: 'The components array as the service takes it' },
+		],
+	},
+	{
+		displayName: 'Header',
+		name: 'headerFormat',
+		type: 'options',
+		default: 'none',
+		displayOptions: { show: { componentsSource: ['form'] } },
+		options: [
+			{ name: 'Document', value: 'DOCUMENT', description: 'A PDF or Office file (up to 100 MB) chosen when sending' },
+			{ name: 'Image', value: 'IMAGE', description: 'A JPEG, PNG or WEBP image (up to 5 MB) chosen when sending' },
+			{ name: 'None', value: 'none' },
+			{ name: 'Text', value: 'TEXT', description: 'Up to 60 characters; may hold variables {{1}}…' },
+			{ name: 'Video', value: 'VIDEO', description: 'An MP4 or 3GPP video (up to 16 MB) chosen when sending' },
+		],
+	},
+	{
+		displayName: 'Header Text',
+		name: 'headerText',
+		type: 'string',
+		default: '',
+		displayOptions: { show: { componentsSource: ['form'], headerFormat: ['TEXT'] } },
+		description: `Up to ${TEMPLATE_LIMITS.headerTextMaxCharacters} characters`,
+	},
+	{
+		displayName: 'Body',
+		name: 'bodyText',
+		type: 'string',
+		required: true,
+		default: '',
+		typeOptions: { rows: 4 },
+		placeholder: 'Hi {{1}}, your order {{2}} has shipped.',
+		displayOptions: { show: { componentsSource: ['form'] } },
+		description: `Up to ${TEMPLATE_LIMITS.bodyMaxCharacters} characters and ${TEMPLATE_LIMITS.bodyMaxVariables} variables, numbered {{1}}, {{2}}, … without gaps`,
+	},
+	{
+		displayName: 'Footer',
+		name: 'footerText',
+		type: 'string',
+		default: '',
+		displayOptions: { show: { componentsSource: ['form'] } },
+		description: `Optional, up to ${TEMPLATE_LIMITS.footerMaxCharacters} characters`,
+	},
+	{
+		displayName: 'Buttons',
+		name: 'buttons',
+		type: 'fixedCollection',
+		placeholder: 'Add Button',
+		default: {},
+		typeOptions: { multipleValues: true },
+		displayOptions: { show: { componentsSource: ['form'] } },
+		description: 'Up to 3 Quick Reply, 2 URL, 1 Phone Number, 1 Copy Code and 1 OTP button',
+		options: [
+			{
+				name: 'button',
+				displayName: 'Button',
+				values: [
+					{
+						displayName: 'Type',
+						name: 'type',
+						type: 'options',
+						default: 'QUICK_REPLY',
+						options: [
+							{ name: 'Copy Code', value: 'COPY_CODE', description: 'Authentication templates only' },
+							{ name: 'OTP', value: 'OTP', description: 'Authentication templates only' },
+							{ name: 'Phone Number', value: 'PHONE_NUMBER' },
+							{ name: 'Quick Reply', value: 'QUICK_REPLY' },
+							{ name: 'URL', value: 'URL' },
+						],
+					},
+					{
+						displayName: 'Text',
+						name: 'text',
+						type: 'string',
+						default: '',
+						description: 'Label of the button',
+					},
+					{
+						displayName: 'URL',
+						name: 'url',
+						type: 'string',
+						default: '',
+						placeholder: 'https://example.com/orders/{{1}}',
+						displayOptions: { show: { type: ['URL'] } },
+					},
+					{
+						displayName: 'Phone Number',
+						name: 'phoneNumber',
+						type: 'string',
+						default: '',
+						placeholder: '+254712345678',
+						displayOptions: { show: { type: ['PHONE_NUMBER'] } },
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Components (JSON)',
+		name: 'componentsJson',
+		type: 'json',
+		required: true,
+		default:
+			'[\n  { "type": "HEADER", "format": "TEXT", "text": "Order update" },\n  { "type": "BODY", "text": "Hi {{1}}, your order {{2}} has shipped." },\n  { "type": "FOOTER", "text": "Reply STOP to opt out" },\n  { "type": "BUTTONS", "buttons": [{ "type": "QUICK_REPLY", "text": "Thanks" }] }\n]',
+		displayOptions: { show: { componentsSource: ['json'] } },
+		description: 'Array of HEADER, BODY, FOOTER and BUTTONS components; checked against every structure rule before sending',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['chatTemplate'], operation: ['create'] } }, properties);
+
+const headSchema = z.object({
+	name: z.string({ invalid_type_error: 'must be text' }).trim().min(1, 'must not be empty').max(512, 'must be at most 512 characters'),
+	category: z.enum(TEMPLATE_CATEGORIES, {
+		errorMap: () => ({ message: `must be one of ${TEMPLATE_CATEGORIES.join(', ')}` }),
+	}),
+});
+
+const LABELS = { name: 'Name', category: 'Category' };
+
+function componentsFromForm(ctx: IExecuteFunctions, i: number): IDataObject[] {
+	const components: IDataObject[] = [];
+	const headerFormat = ctx.getNodeParameter('headerFormat', i, 'none') as string;
+	if (headerFormat === 'TEXT') {
+		components.push({ type: 'HEADER', format: 'TEXT', text: ctx.getNodeParameter('headerText', i, '') as string });
+	} else if (headerFormat !== 'none') {
+		components.push({ type: 'HEADER', format: headerFormat });
+	}
+	components.push({ type: 'BODY', text: ctx.getNodeParameter('bodyText', i, '') as string });
+	const footer = ctx.getNodeParameter('footerText', i, '') as string;
+	if (footer !== '') components.push({ type: 'FOOTER', text: footer });
+	const buttons = ((ctx.getNodeParameter('buttons', i, {}) as IDataObject).button ?? []) as IDataObject[];
+	if (buttons.length) {
+		components.push({
+			type: 'BUTTONS',
+			buttons: buttons.map((b) => {
+				const button: IDataObject = { type: b.type, text: b.text };
+				if (b.type === 'URL') button.url = b.url;
+				if (b.type === 'PHONE_NUMBER') button.phone_number = b.phoneNumber;
+				return button;
+			}),
+		});
+	}
+	return components;
+}
+
+function componentsFromJson(ctx: IExecuteFunctions, i: number): unknown {
+	const raw = ctx.getNodeParameter('componentsJson', i);
+	let value: unknown = raw;
+	if (typeof raw === 'string') {
+		try {
+			value = jsonParse(raw);
+		} catch (error) {
+			failItem(ctx.getNode(), i, `"Components (JSON)" is not valid JSON: ${(error as Error).message}`);
+		}
+	}
+	// Also accept a whole template object: { name, category, language, components: [...] }.
+	if (value && typeof value === 'object' && !Array.isArray(value) && 'components' in value) {
+		return (value as IDataObject).components;
+	}
+	return value;
+}
+
+function prepare(ctx: IExecuteFunctions, i: number): PreparedPost {
+	const node = ctx.getNode();
+	const head = parseItem(
+		node,
+		headSchema,
+		{ name: ctx.getNodeParameter('templateName', i), category: ctx.getNodeParameter('category', i) },
+		i,
+		LABELS,
+	);
+	const language = normalizeLanguageCode(ctx.getNodeParameter('language', i));
+	if (!language) failItem(node, i, `"Language" ${languageDescription.replace(/^Language code/, 'must be a language code')}`);
+	const source = ctx.getNodeParameter('componentsSource', i, 'form') as string;
+	const components = source === 'json' ? componentsFromJson(ctx, i) : componentsFromForm(ctx, i);
+	const violations = checkTemplateStructure(head.category, components);
+	if (violations.length) {
+		failItem(
+			node,
+			i,
+			`Template "${head.name}" breaks ${violations.length} structure rule${violations.length === 1 ? '' : 's'}: ${describeViolations(violations)}`,
+		);
+	}
+	const body: IDataObject = { name: head.name, category: head.category, language, components: components as IDataObject[] };
+	return { body, identity: { name: head.name }, output: (data) => ({ ...data }) };
+}
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	const prepared = await prepareAll(this, items, async (i) => prepare(this, i));
+	return await postOnce(this, prepared, SERVICE.paths.chatTemplates, 'template', (i) => ({
+		name: this.getNodeParameter('templateName', i, ''),
+	}));
+}

@@ -1,0 +1,22 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { mapItems } from '../../helpers/items';
+import { apiRequest, unwrap } from '../../transport/request';
+import { SERVICE } from '../../transport/service';
+import { templateLocator } from './descriptions';
+import { templateNameOf } from './get.operation';
+
+const properties: INodeProperties[] = [templateLocator('searchChatTemplates', 'The template to delete')];
+
+export const description = updateDisplayOptions({ show: { resource: ['chatTemplate'], operation: ['delete'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	return await mapItems(this, items, async (i) => {
+		const name = templateNameOf(this, i);
+		const data = unwrap<IDataObject>(
+			await apiRequest.call(this, { method: 'DELETE', path: SERVICE.paths.chatTemplate(name), auth: 'apiKey', itemIndex: i }),
+		);
+		return { deleted: true, name: (data?.name as string | undefined) ?? name };
+	});
+}

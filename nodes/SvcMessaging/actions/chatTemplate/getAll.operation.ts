@@ -1,0 +1,88 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { mapItems } from '../../helpers/items';
+import { normalizeLanguageCode, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from '../../helpers/templateRules';
+import { failItem } from '../../helpers/validation';
+import { fetchTemplatePage } from '../../methods/chatTemplates';
+import { SERVICE } from '../../transport/service';
+import { languageDescription } from './descriptions';
+
+const title = (value: string) => value.charAt(0) + value.slice(1).toLowerCase();
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		default: 50,
+		typeOptions: { minValue: 1 },
+		displayOptions: { show: { returnAll: [false] } },
+		description: 'Max number of results to return',
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Category',
+				name: 'category',
+				type: 'options',
+				default: 'UTILITY',
+				options: TEMPLATE_CATEGORIES.map((c) => ({ name: title(c), value: c })),
+			},
+			{
+				displayName: 'Language',
+				name: 'language',
+				type: 'string',
+				default: '',
+				placeholder: 'en',
+				description: languageDescription,
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				default: 'APPROVED',
+				options: TEMPLATE_STATUSES.map((s) => ({ name: title(s), value: s })),
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['chatTemplate'], operation: ['getAll'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	return await mapItems(this, items, async (i) => {
+		const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
+		const returnAll = this.getNodeParameter('returnAll', i) as boolean;
+		const limit = returnAll ? Infinity : (this.getNodeParameter('limit', i) as number);
+		const qs: IDataObject = {};
+		if (filters.status) qs.status = filters.status;
+		if (filters.category) qs.category = filters.category;
+		if (filters.language) {
+			const language = normalizeLanguageCode(filters.language);
+			if (!language) failItem(this.getNode(), i, `"Language" filter must be a language code such as en, sw or en_US`);
+			qs.language = language;
+		}
+		// Pages as large as needed and no more: a limit of 30 is one request of 30.
+		const pageSize = Math.min(SERVICE.maxPageSize, Number.isFinite(limit) ? limit : SERVICE.maxPageSize);
+		const templates: IDataObject[] = [];
+		for (let page = 1; ; page++) {
+			const { data, totalPages } = await fetchTemplatePage(this, { ...qs, page, limit: pageSize }, i);
+			templates.push(...data);
+			if (templates.length >= limit || page >= totalPages || data.length === 0) break;
+		}
+		return templates.slice(0, limit);
+	});
+}

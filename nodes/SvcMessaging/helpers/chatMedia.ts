@@ -1,0 +1,99 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+/** Chat media kinds and the spec's Limits: file types (checked by extension and content type) and sizes. */
+export type MediaKind = 'image' | 'document' | 'video';
+
+const MB = 1024 * 1024;
+
+export const CHAT_MEDIA: Record<MediaKind, { label: string; extensions: string[]; contentTypes: string[]; maxBytes: number }> = {
+	image: {
+		label: 'JPEG, PNG or WEBP',
+		extensions: ['jpg', 'jpeg', 'png', 'webp'],
+		contentTypes: ['image/jpeg', 'image/png', 'image/webp'],
+		maxBytes: 5 * MB,
+	},
+	document: {
+		label: 'PDF, DOC, DOCX, XLS, XLSX, PPT or PPTX',
+		extensions: ['pdf', 'doc', 'docx', 'xls', 'xlsx', 'ppt', 'pptx'],
+		contentTypes: [
+			'application/pdf',
+			'application/msword',
+			'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+			'application/vnd.ms-excel',
+			'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+			'application/vnd.ms-powerpoint',
+			'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+		],
+		maxBytes: 100 * MB,
+	},
+	video: {
+		label: 'MP4 or 3GPP',
+		extensions: ['mp4', '3gp', '3gpp'],
+		contentTypes: ['video/mp4', 'video/3gpp'],
+		maxBytes: 16 * MB,
+	},
+};
+
+export const CHAT_TEXT_LIMITS = { captionMaxCharacters: 1024, filenameMaxCharacters: 240 } as const;
+
+/** Why a media link cannot be sent as `kind` (judged from the link alone), or undefined. */
+export function mediaLinkProblem(link: string, kind: MediaKind): string | undefined {
+	let url: URL;
+	try {
+		url = new URL(link.trim());
+	} catch {
+		return 'must be a full URL starting with https://';
+	}
+	if (url.protocol !== 'https:') return 'must be a public HTTPS URL (starting with https://)';
+	const file = decodeURIComponent(url.pathname.split('/').pop() ?? '');
+	const dot = file.lastIndexOf('.');
+	const extension = dot > 0 ? file.slice(dot + 1).toLowerCase() : '';
+	const allowed = CHAT_MEDIA[kind];
+	if (!allowed.extensions.includes(extension)) {
+		return `must point to a ${allowed.label} file for a ${kind} (the path must end in ${allowed.extensions
+			.map((e) => `.${e}`)
+			.join(', ')}${extension ? `; got .${extension}` : ''})`;
+	}
+	return undefined;
+}
+
+function formatBytes(bytes: number): string {
+	return bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+/**
+ * "Verify Media Link": a HEAD request through n8n's own HTTP helper; the link must answer 2xx with
+ * an allowed content type and, when it states its size, no more than the kind's limit.
+ * Returns the problem, or undefined when the link passes.
+ */
+export async function verifyMediaLink(ctx: IExecuteFunctions, link: string, kind: MediaKind): Promise<string | undefined> {
+	let response: { statusCode: number; headers: Record<string, unknown> };
+	try {
+		response = (await ctx.helpers.httpRequest({
+			method: 'HEAD',
+			url: link,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: 15_000,
+		})) as typeof response;
+	} catch (error) {
+		return `could not be checked: the HEAD request failed (${(error as Error).message})`;
+	}
+	if (response.statusCode < 200 || response.statusCode >= 300) {
+		return `answered HTTP ${response.statusCode} to a HEAD request; it must be publicly reachable`;
+	}
+	const header = (name: string) => {
+		const value = response.headers?.[name] ?? response.headers?.[name.toLowerCase()];
+		return Array.isArray(value) ? String(value[0]) : value === undefined ? undefined : String(value);
+	};
+	const allowed = CHAT_MEDIA[kind];
+	const contentType = (header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+	if (!allowed.contentTypes.includes(contentType)) {
+		return `has content type ${contentType ? `"${contentType}"` : '(none)'}; a ${kind} must be ${allowed.label} (${allowed.contentTypes.join(', ')})`;
+	}
+	const length = Number(header('content-length'));
+	if (Number.isFinite(length) && length > allowed.maxBytes) {
+		return `is ${formatBytes(length)}; a ${kind} may be at most ${formatBytes(allowed.maxBytes)}`;
+	}
+	return undefined;
+}

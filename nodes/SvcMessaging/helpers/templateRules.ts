@@ -1,0 +1,300 @@
+/**
+ * The chat template structure rules of the spec, as pure functions: every rule is checked before a
+ * template is sent to the service, and each violation names its component and its rule.
+ */
+
+export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION', 'SERVICE'] as const;
+export const TEMPLATE_STATUSES = ['PENDING', 'APPROVED', 'REJECTED', 'PAUSED', 'DISABLED'] as const;
+export const HEADER_FORMATS = ['TEXT', 'IMAGE', 'DOCUMENT', 'VIDEO'] as const;
+export const BUTTON_TYPES = ['QUICK_REPLY', 'URL', 'PHONE_NUMBER', 'COPY_CODE', 'OTP'] as const;
+
+export type HeaderFormat = (typeof HEADER_FORMATS)[number];
+export type ButtonType = (typeof BUTTON_TYPES)[number];
+
+/** The spec's Limits table and template content structure. */
+export const TEMPLATE_LIMITS = {
+	bodyMaxCharacters: 1024,
+	bodyMaxVariables: 25,
+	headerTextMaxCharacters: 60,
+	footerMaxCharacters: 60,
+	buttonCaps: { QUICK_REPLY: 3, URL: 2, PHONE_NUMBER: 1, COPY_CODE: 1, OTP: 1 } as Record<ButtonType, number>,
+	authenticationOnlyButtons: ['COPY_CODE', 'OTP'] as ButtonType[],
+} as const;
+
+export interface TemplateButton {
+	type?: unknown;
+	text?: unknown;
+	url?: unknown;
+	phone_number?: unknown;
+	[key: string]: unknown;
+}
+
+export interface TemplateComponent {
+	type?: unknown;
+	format?: unknown;
+	text?: unknown;
+	buttons?: unknown;
+	[key: string]: unknown;
+}
+
+export interface TemplateViolation {
+	/** HEADER, BODY, FOOTER, BUTTONS, or TEMPLATE for the template as a whole */
+	component: string;
+	/** short name of the rule, e.g. "body-max-length" */
+	rule: string;
+	message: string;
+}
+
+/** Unicode code points ("characters" in the spec). */
+export function characterCount(text: string): number {
+	return [...text].length;
+}
+
+const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
+
+/** Every `{{…}}` of a text: the numbered ones and those that are not a plain number. */
+export function placeholdersIn(text: string): { numbers: number[]; malformed: string[] } {
+	const numbers: number[] = [];
+	const malformed: string[] = [];
+	for (const match of text.matchAll(PLACEHOLDER)) {
+		if (/^[1-9]\d*$/.test(match[1])) numbers.push(Number(match[1]));
+		else malformed.push(match[0]);
+	}
+	return { numbers, malformed };
+}
+
+/** The distinct variable numbers of a text, ascending. */
+export function variableNumbers(text: string): number[] {
+	return [...new Set(placeholdersIn(text).numbers)].sort((a, b) => a - b);
+}
+
+function checkVariables(component: string, text: string, violations: TemplateViolation[]) {
+	const { malformed } = placeholdersIn(text);
+	if (malformed.length) {
+		violations.push({
+			component,
+			rule: 'variable-format',
+			message: `variables must be numbered like {{1}}, {{2}} (found ${malformed.slice(0, 3).join(', ')})`,
+		});
+	}
+	const numbers = variableNumbers(text);
+	const gaps = numbers.filter((n, i) => n !== i + 1);
+	if (gaps.length) {
+		const missing: number[] = [];
+		for (let n = 1; n <= numbers[numbers.length - 1]; n++) if (!numbers.includes(n)) missing.push(n);
+		violations.push({
+			component,
+			rule: 'variable-sequence',
+			message: `variables must be numbered from {{1}} without gaps (missing ${missing
+				.slice(0, 5)
+				.map((n) => `{{${n}}}`)
+				.join(', ')}${missing.length > 5 ? ', …' : ''})`,
+		});
+	}
+	return numbers;
+}
+
+function textOf(value: unknown): string | undefined {
+	return typeof value === 'string' ? value : undefined;
+}
+
+function upper(value: unknown): string {
+	return typeof value === 'string' ? value.trim().toUpperCase() : '';
+}
+
+/**
+ * Checks a template's components against every structure rule of the spec; returns all violations
+ * (empty when the template may be sent).
+ */
+export function checkTemplateStructure(category: string, components: unknown): TemplateViolation[] {
+	const violations: TemplateViolation[] = [];
+	if (!Array.isArray(components)) {
+		return [{ component: 'TEMPLATE', rule: 'components-list', message: 'components must be a list (JSON array)' }];
+	}
+	const byType = new Map<string, TemplateComponent[]>();
+	components.forEach((raw, index) => {
+		if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+			violations.push({ component: `component ${index + 1}`, rule: 'component-shape', message: 'must be an object with a "type"' });
+			return;
+		}
+		const component = raw as TemplateComponent;
+		const type = upper(component.type);
+		if (!['HEADER', 'BODY', 'FOOTER', 'BUTTONS'].includes(type)) {
+			violations.push({
+				component: `component ${index + 1}`,
+				rule: 'component-type',
+				message: `type must be HEADER, BODY, FOOTER or BUTTONS (got ${JSON.stringify(component.type ?? null)})`,
+			});
+			return;
+		}
+		byType.set(type, [...(byType.get(type) ?? []), component]);
+	});
+	for (const [type, list] of byType) {
+		if (list.length > 1) {
+			violations.push({ component: type, rule: 'single-component', message: `a template has at most one ${type} component (found ${list.length})` });
+		}
+	}
+
+	// BODY: required; ≤ 1024 characters; ≤ 25 variables numbered from 1 without gaps.
+	const body = byType.get('BODY')?.[0];
+	const bodyText = textOf(body?.text) ?? '';
+	if (!body || bodyText.trim() === '') {
+		violations.push({ component: 'BODY', rule: 'body-required', message: 'every template needs a BODY with text' });
+	} else {
+		const length = characterCount(bodyText);
+		if (length > TEMPLATE_LIMITS.bodyMaxCharacters) {
+			violations.push({
+				component: 'BODY',
+				rule: 'body-max-length',
+				message: `text must be at most ${TEMPLATE_LIMITS.bodyMaxCharacters} characters (it has ${length})`,
+			});
+		}
+		const numbers = checkVariables('BODY', bodyText, violations);
+		if (numbers.length > TEMPLATE_LIMITS.bodyMaxVariables) {
+			violations.push({
+				component: 'BODY',
+				rule: 'body-max-variables',
+				message: `at most ${TEMPLATE_LIMITS.bodyMaxVariables} variables (it has ${numbers.length})`,
+			});
+		}
+	}
+
+	// HEADER: optional; format TEXT (text ≤ 60 characters), IMAGE, DOCUMENT or VIDEO.
+	const header = byType.get('HEADER')?.[0];
+	if (header) {
+		const format = upper(header.format ?? 'TEXT');
+		if (!(HEADER_FORMATS as readonly string[]).includes(format)) {
+			violations.push({
+				component: 'HEADER',
+				rule: 'header-format',
+				message: `format must be TEXT, IMAGE, DOCUMENT or VIDEO (got ${JSON.stringify(header.format)})`,
+			});
+		} else if (format === 'TEXT') {
+			const text = textOf(header.text) ?? '';
+			if (text.trim() === '') {
+				violations.push({ component: 'HEADER', rule: 'header-text-required', message: 'a TEXT header needs text' });
+			} else {
+				const length = characterCount(text);
+				if (length > TEMPLATE_LIMITS.headerTextMaxCharacters) {
+					violations.push({
+						component: 'HEADER',
+						rule: 'header-max-length',
+						message: `text must be at most ${TEMPLATE_LIMITS.headerTextMaxCharacters} characters (it has ${length})`,
+					});
+				}
+				checkVariables('HEADER', text, violations);
+			}
+		}
+	}
+
+	// FOOTER: optional; text ≤ 60 characters.
+	const footer = byType.get('FOOTER')?.[0];
+	if (footer) {
+		const text = textOf(footer.text) ?? '';
+		const length = characterCount(text);
+		if (text.trim() === '') {
+			violations.push({ component: 'FOOTER', rule: 'footer-text-required', message: 'a FOOTER needs text' });
+		} else if (length > TEMPLATE_LIMITS.footerMaxCharacters) {
+			violations.push({
+				component: 'FOOTER',
+				rule: 'footer-max-length',
+				message: `text must be at most ${TEMPLATE_LIMITS.footerMaxCharacters} characters (it has ${length})`,
+			});
+		}
+	}
+
+	// BUTTONS: caps per type; COPY_CODE and OTP only in AUTHENTICATION templates.
+	const buttonsComponent = byType.get('BUTTONS')?.[0];
+	if (buttonsComponent) checkButtons(upper(category), buttonsComponent.buttons, violations);
+	return violations;
+}
+
+function checkButtons(category: string, buttons: unknown, violations: TemplateViolation[]) {
+	if (!Array.isArray(buttons) || buttons.length === 0) {
+		violations.push({ component: 'BUTTONS', rule: 'buttons-list', message: 'needs a list of at least one button' });
+		return;
+	}
+	const counts = new Map<string, number>();
+	buttons.forEach((raw, index) => {
+		const where = `BUTTONS`;
+		const button = (raw && typeof raw === 'object' ? raw : {}) as TemplateButton;
+		const type = upper(button.type);
+		const label = `button ${index + 1}`;
+		if (!(BUTTON_TYPES as readonly string[]).includes(type)) {
+			violations.push({
+				component: where,
+				rule: 'button-type',
+				message: `${label}: type must be ${BUTTON_TYPES.join(', ')} (got ${JSON.stringify(button.type ?? null)})`,
+			});
+			return;
+		}
+		counts.set(type, (counts.get(type) ?? 0) + 1);
+		if (typeof button.text !== 'string' || button.text.trim() === '') {
+			violations.push({ component: where, rule: 'button-text', message: `${label} (${type}): needs a text` });
+		}
+		if (type === 'URL' && (typeof button.url !== 'string' || !/^https?:\/\/\S+$/i.test(button.url))) {
+			violations.push({ component: where, rule: 'button-url', message: `${label} (URL): needs a url starting with https://` });
+		}
+		if (type === 'PHONE_NUMBER' && (typeof button.phone_number !== 'string' || !/^\+[1-9]\d{6,14}$/.test(button.phone_number))) {
+			violations.push({
+				component: where,
+				rule: 'button-phone-number',
+				message: `${label} (PHONE_NUMBER): needs a phone_number in E.164 format, e.g. +254712345678`,
+			});
+		}
+	});
+	for (const type of BUTTON_TYPES) {
+		const count = counts.get(type) ?? 0;
+		const cap = TEMPLATE_LIMITS.buttonCaps[type];
+		if (count > cap) {
+			violations.push({
+				component: 'BUTTONS',
+				rule: 'button-cap',
+				message: `at most ${cap} ${type} button${cap === 1 ? '' : 's'} per template (found ${count})`,
+			});
+		}
+		if (count > 0 && TEMPLATE_LIMITS.authenticationOnlyButtons.includes(type) && category !== 'AUTHENTICATION') {
+			violations.push({
+				component: 'BUTTONS',
+				rule: 'authentication-only-button',
+				message: `${type} buttons are allowed only in AUTHENTICATION templates (this one is ${category || 'uncategorised'})`,
+			});
+		}
+	}
+}
+
+/** One line per violation: `BODY: text must be at most 1024 characters (it has 1030)`. */
+export function describeViolations(violations: TemplateViolation[]): string {
+	return violations.map((v) => `${v.component}: ${v.message}`).join('; ');
+}
+
+/** What a message using the template must supply, read from its HEADER and BODY. */
+export interface TemplateSlots {
+	headerFormat: HeaderFormat | null;
+	headerVariables: number;
+	bodyVariables: number;
+}
+
+export function templateSlots(components: unknown): TemplateSlots {
+	const list = (Array.isArray(components) ? components : []) as TemplateComponent[];
+	const find = (type: string) => list.find((c) => c && typeof c === 'object' && upper(c.type) === type);
+	const header = find('HEADER');
+	const body = find('BODY');
+	const headerFormat = header ? ((upper(header.format ?? 'TEXT') as HeaderFormat) ?? null) : null;
+	return {
+		headerFormat,
+		headerVariables: headerFormat === 'TEXT' ? variableNumbers(textOf(header?.text) ?? '').length : 0,
+		bodyVariables: variableNumbers(textOf(body?.text) ?? '').length,
+	};
+}
+
+/**
+ * Language codes as the platform writes them: `en`, `sw`, `en_US`, `pt_BR`. Accepts `en-us` or
+ * `EN_us` and returns the canonical form, or undefined when the code has another shape.
+ */
+export function normalizeLanguageCode(input: unknown): string | undefined {
+	if (typeof input !== 'string') return undefined;
+	const match = /^([a-z]{2,3})(?:[-_]([a-z]{2}))?$/i.exec(input.trim());
+	if (!match) return undefined;
+	return match[2] ? `${match[1].toLowerCase()}_${match[2].toUpperCase()}` : match[1].toLowerCase();
+}

@@ -1,0 +1,1 @@
+const a = 1; a = 2; debugger;

@@ -1,0 +1,137 @@
+import { executeNode, shutdownN8nCore } from '../helpers/n8n';
+import type { RunningEmulator } from '../emulator';
+import { apiKeyCredentials, emulator, noSender, SEED_KEYS, sent } from './fixtures';
+
+let emu: RunningEmulator;
+
+beforeAll(async () => {
+	emu = await emulator();
+});
+beforeEach(async () => {
+	await emu.control.reset();
+});
+afterAll(async () => {
+	await emu.close();
+	await shutdownN8nCore();
+});
+
+const bulk = (extra: Record<string, unknown> = {}) => ({
+	resource: 'sms',
+	operation: 'sendBulk',
+	recipientsSource: 'items',
+	phoneNumber: '={{ $json.phone }}',
+	variablesSource: 'allFields',
+	message: 'Hi {{name}}, order {{order}} is ready',
+	senderId: noSender,
+	options: {},
+	...extra,
+});
+
+const rows = (n: number, offset = 0) =>
+	Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(10000000 + offset + i).padStart(8, '0')}`, name: `N${i}`, order: 100 + i }));
+
+describe('SMS → Send Bulk', () => {
+	it('sends one recipient per item with per-recipient variables, one output per recipient', async () => {
+		const [out] = await executeNode({ parameters: bulk(), credentials: apiKeyCredentials(emu.url) }, rows(3));
+		expect(sent(emu)).toHaveLength(1);
+		expect(out).toHaveLength(3);
+		const batchId = out[0].json.batchId;
+		out.forEach((item, i) => {
+			expect(item.pairedItem).toEqual({ item: i });
+			expect(item.json).toMatchObject({ accepted: true, batchId, status: 'PENDING', phoneNumber: rows(3)[i].phone });
+		});
+		expect(emu.control.messages().map((m) => m.message)).toEqual([
+			'Hi N0, order 100 is ready',
+			'Hi N1, order 101 is ready',
+			'Hi N2, order 102 is ready',
+		]);
+	});
+
+	it("splits into calls of the plan's recipients per call (Free: 100)", async () => {
+		const [out] = await executeNode(
+			{ parameters: bulk({ variablesSource: 'none', message: 'Sale today' }), credentials: apiKeyCredentials(emu.url, SEED_KEYS.free, 'free') },
+			rows(250),
+		);
+		expect(sent(emu)).toHaveLength(3);
+		expect(out).toHaveLength(250);
+		expect(new Set(out.map((i) => i.json.batchId)).size).toBe(3);
+	});
+
+	it('maps a partial success back to the right input items (Continue On Fail)', async () => {
+		const items = rows(5);
+		items[1].phone = '+2547123'; // the service rejects these two
+		items[3].phone = '+25471234567890';
+		const [out] = await executeNode(
+			{
+				parameters: bulk({ options: { numberCheck: 'format' } }),
+				credentials: apiKeyCredentials(emu.url),
+				settings: { onError: 'continueRegularOutput' },
+			},
+			items,
+		);
+		expect(sent(emu)).toHaveLength(1);
+		expect(out.map((i) => i.json.accepted)).toEqual([true, false, true, false, true]);
+		expect(out.map((i) => i.pairedItem)).toEqual([0, 1, 2, 3, 4].map((item) => ({ item })));
+		expect(out[1].json).toMatchObject({ phoneNumber: '+2547123', errorCode: 'INVALID_PHONE_NUMBER' });
+		expect(out[3].json).toMatchObject({ phoneNumber: '+25471234567890', errorCode: 'INVALID_PHONE_NUMBER' });
+		expect(out[4].json.phoneNumber).toBe(items[4].phone);
+		expect(emu.control.messages().map((m) => m.phoneNumber)).toEqual([items[0].phone, items[2].phone, items[4].phone]);
+	});
+
+	it('without Continue On Fail, names the rejected items and reports the accepted ones', async () => {
+		const items = rows(4);
+		items[2].phone = '+2547123';
+		const run = executeNode({ parameters: bulk({ options: { numberCheck: 'format' } }), credentials: apiKeyCredentials(emu.url) }, items);
+		await expect(run).rejects.toThrow('1 recipient(s) were not accepted (items 2); 3 were accepted');
+		expect(emu.control.messages()).toHaveLength(3);
+	});
+
+	it('takes a list of recipients from each item', async () => {
+		const [out] = await executeNode(
+			{
+				parameters: bulk({
+					recipientsSource: 'list',
+					recipients: '={{ $json.people }}',
+					message: 'Hello {{name}}',
+				}),
+				credentials: apiKeyCredentials(emu.url),
+			},
+			[
+				{ people: [{ phoneNumber: '+254712345678', variables: { name: 'Amina' } }, { phoneNumber: '+254712345679', variables: { name: 'Juma' } }] },
+				{ people: [{ phoneNumber: '+2348031234567', variables: { name: 'Ada' } }] },
+			],
+		);
+		expect(out.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 1 }]);
+		expect(emu.control.messages().map((m) => m.message)).toEqual(['Hello Amina', 'Hello Juma', 'Hello Ada']);
+	});
+
+	it('refuses a recipient without a value for a placeholder, before sending anything', async () => {
+		const items = rows(3);
+		delete (items[1] as Partial<(typeof items)[number]>).order;
+		const run = executeNode({ parameters: bulk(), credentials: apiKeyCredentials(emu.url) }, items);
+		await expect(run).rejects.toThrow('Item 1: no value for the placeholder(s) {{order}} of "Message"');
+		expect(sent(emu)).toHaveLength(0);
+	});
+
+	it('reports 413 PAYLOAD_TOO_LARGE when the credential claims a bigger plan than the key has', async () => {
+		const run = executeNode(
+			{ parameters: bulk({ variablesSource: 'none', message: 'x' }), credentials: apiKeyCredentials(emu.url, SEED_KEYS.free, 'starter') },
+			rows(150),
+		);
+		await expect(run).rejects.toMatchObject({ message: expect.stringMatching(/PAYLOAD_TOO_LARGE/), description: expect.stringMatching(/Check the Plan/) });
+		expect(emu.control.messages()).toHaveLength(0);
+	});
+
+	it('reports 402 INSUFFICIENT_CREDITS for every recipient of the call, nothing charged', async () => {
+		const [out] = await executeNode(
+			{
+				parameters: bulk({ variablesSource: 'none', message: 'x' }),
+				credentials: apiKeyCredentials(emu.url, SEED_KEYS.broke, 'free'),
+				settings: { onError: 'continueRegularOutput' },
+			},
+			rows(2),
+		);
+		expect(out.map((i) => i.json.errorCode)).toEqual(['INSUFFICIENT_CREDITS', 'INSUFFICIENT_CREDITS']);
+		expect(emu.control.messages()).toHaveLength(0);
+	});
+});
