@@ -4,7 +4,8 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
-	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+	reporters: ['default', '<rootDir>/test/helpers/summaryReporter.js'],
+	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	setupFiles: ['<rootDir>/test/helpers/jest.setup.ts'],
 	testTimeout: 30000,
 };

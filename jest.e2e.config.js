@@ -1,9 +1,15 @@
-/** End-to-end tests in a real n8n process (see scripts/install-n8n.sh). */
+/**
+ * End-to-end tests in a real n8n process (installed by scripts/install-n8n.sh; N8N_E2E_TARGET=2
+ * selects n8n 2.x). One emulator and one n8n serve every test file (test/e2e/globalSetup.ts); the
+ * files run one after the other because they share both.
+ */
 module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.e2e.test.ts'],
 	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
-	testTimeout: 600000,
+	globalSetup: '<rootDir>/test/e2e/globalSetup.ts',
+	globalTeardown: '<rootDir>/test/e2e/globalTeardown.ts',
+	testTimeout: 180000,
 	maxWorkers: 1,
 };

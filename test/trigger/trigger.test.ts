@@ -4,7 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { request } from 'undici';
 
 import { SvcMessagingTrigger } from '../../nodes/SvcMessaging/SvcMessagingTrigger.node';
-import { startEmulator } from '../emulator';
+import { SEED_ACCOUNT_IDS, SEED_KEYS, startEmulator } from '../emulator';
 import type { NodeSetup, TestCredentials } from '../helpers/n8n';
 import { callWebhook, registerNodeType, shutdownN8nCore } from '../helpers/n8n';
 import type { CapturedDelivery } from './harness';
@@ -17,8 +17,9 @@ import { asWebhookRequest, n8nAnswer, startReceiver } from './harness';
 registerNodeType('svcMessagingTrigger', new SvcMessagingTrigger());
 
 const TYPE = 'n8n-nodes-svc-messaging.svcMessagingTrigger';
-const ACCOUNT = 'acc_demo';
-const API_KEY = 'svc_test_free_0001';
+const ACCOUNT = SEED_ACCOUNT_IDS.demo;
+// the demo account's Starter key: 20 requests/s leaves room for the suite's six sends
+const API_KEY = SEED_KEYS.starter;
 const SECRET = 'whsec_trigger_suite_5b1e0c';
 const ALL_EVENTS = ['message.pending', 'message.sent', 'message.delivered', 'message.failed', 'message.expired'];
 /** n8n keeps a node's static data under `node:<node name>`; the helper names the node "SVC Messaging". */
@@ -71,7 +72,7 @@ function delivery(outcome: Outcome, event: string): CapturedDelivery {
 }
 
 function withSecret(secret = SECRET): TestCredentials {
-	return { svcMessagingApi: { baseUrl: emulator.url, apiKey: API_KEY, plan: 'free', webhookSecret: secret } };
+	return { svcMessagingApi: { baseUrl: emulator.url, apiKey: API_KEY, plan: 'starter', webhookSecret: secret } };
 }
 
 interface TriggerRun {

@@ -6,10 +6,12 @@ import type { DeliveryReport } from './payload';
  * Remembers which delivery reports already started an execution, so that the service's retries
  * (up to 6 attempts over about 2 h 42 min) and repeated deliveries start none.
  *
- * Kept in the node's workflow static data, which n8n saves after each production execution: a
- * first-in-first-out list of the last LEDGER_SIZE keys (messageId + event). At ~45 characters a
- * key, that is under 100 KB of static data. n8n does not save static data of manual (test)
- * executions, so there the ledger lasts for one call only.
+ * Kept in the node's workflow static data: a first-in-first-out list of the last LEDGER_SIZE keys
+ * (messageId + event), at ~45 characters a key under 100 KB. n8n (1.123, LiveWebhooks) saves a
+ * production webhook's static-data changes as soon as `webhook()` returns, before the execution
+ * starts. It does not save them for test webhooks ("Listen for test event"), where the ledger
+ * lasts one call. Two deliveries handled at the same moment each save their own copy (the last
+ * save wins), so a key can be lost in that race; retries of one event are at least 30 s apart.
  */
 export const LEDGER_SIZE = 2000;
 

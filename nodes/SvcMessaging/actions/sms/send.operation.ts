@@ -213,5 +213,25 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		}),
 	);
 	failures.sort((a, b) => a.itemIndex - b.itemIndex);
+	addSendHints(this, prepared);
 	return finishSend(this, output, failures, accepted);
+}
+
+const BULK_HINT_THRESHOLD = 20;
+
+/** Things users get wrong with Send, shown under the node's output. */
+function addSendHints(ctx: IExecuteFunctions, prepared: Array<PreparedSms | ItemFailure>) {
+	const messages = prepared.filter((p): p is PreparedSms => 'body' in p).map((p) => p.body.message as string);
+	if (messages.length >= BULK_HINT_THRESHOLD && new Set(messages).size === 1) {
+		ctx.addExecutionHints({
+			message: `All ${messages.length} items got the same message: "Send Bulk" sends it to up to the plan's recipients per call in one request, which is much faster.`,
+			location: 'outputPane',
+		});
+	}
+	if (messages.some((m) => /\{\{[A-Za-z0-9_]+\}\}/.test(m))) {
+		ctx.addExecutionHints({
+			message: 'The message contains {{placeholders}}, which the service fills only in "Send Bulk". In Send, use an n8n expression instead.',
+			location: 'outputPane',
+		});
+	}
 }
