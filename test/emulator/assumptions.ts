@@ -57,6 +57,8 @@ export const WEBHOOK_SIGNATURE_HEADER = 'X-Svc-Signature';
 export const WEBHOOK_SIGNATURE_PREFIX = 'sha256=';
 export const WEBHOOK_CONNECT_TIMEOUT_MS = 5000;
 export const WEBHOOK_RESPONSE_TIMEOUT_MS = 5000;
+/** Webhook attempts in flight at once (others wait their turn; an attempt's time is when it starts). */
+export const WEBHOOK_MAX_CONCURRENCY = 32;
 export const WEBHOOK_USER_AGENT = 'svc-messaging-emulator/1 (webhooks)';
 /** data.batchId of webhook events for messages that belong to no batch (single sends, campaigns). */
 export const NO_BATCH_ID = null;

@@ -9,6 +9,7 @@ import { Agent, request } from 'undici';
 import {
 	NO_BATCH_ID,
 	WEBHOOK_CONNECT_TIMEOUT_MS,
+	WEBHOOK_MAX_CONCURRENCY,
 	WEBHOOK_RESPONSE_TIMEOUT_MS,
 	WEBHOOK_SIGNATURE_HEADER,
 	WEBHOOK_SIGNATURE_PREFIX,
@@ -53,8 +54,13 @@ export class WebhookDispatcher {
 		connect: { timeout: WEBHOOK_CONNECT_TIMEOUT_MS },
 		headersTimeout: WEBHOOK_RESPONSE_TIMEOUT_MS,
 		bodyTimeout: WEBHOOK_RESPONSE_TIMEOUT_MS,
+		connections: WEBHOOK_MAX_CONCURRENCY,
 	});
 	private closed = false;
+	/** attempts in flight, and the attempts waiting for a free slot (FIFO) */
+	private active = 0;
+	private waiting: Array<() => void> = [];
+	private waitingHead = 0;
 
 	constructor(
 		private readonly state: EmulatorState,
@@ -80,10 +86,41 @@ export class WebhookDispatcher {
 
 	async close(): Promise<void> {
 		this.closed = true;
+		for (const wake of this.waiting.splice(this.waitingHead)) wake();
 		await this.agent.destroy().catch(() => undefined);
 	}
 
+	/** At most WEBHOOK_MAX_CONCURRENCY attempts run at once; the others wait in order. */
+	private async acquire(): Promise<void> {
+		if (this.active < WEBHOOK_MAX_CONCURRENCY) {
+			this.active++;
+			return;
+		}
+		await new Promise<void>((resolve) => this.waiting.push(resolve));
+	}
+
+	private release(): void {
+		if (this.waitingHead < this.waiting.length) {
+			const wake = this.waiting[this.waitingHead++];
+			if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
+				this.waiting = this.waiting.slice(this.waitingHead);
+				this.waitingHead = 0;
+			}
+			wake(); // the slot passes to the woken attempt
+		} else this.active--;
+	}
+
 	private async attempt(delivery: Delivery, attempt: number): Promise<void> {
+		if (this.closed || delivery.epoch !== this.state.epoch) return;
+		await this.acquire();
+		try {
+			await this.send(delivery, attempt);
+		} finally {
+			this.release();
+		}
+	}
+
+	private async send(delivery: Delivery, attempt: number): Promise<void> {
 		if (this.closed || delivery.epoch !== this.state.epoch) return;
 		const secret = this.state.accounts.get(delivery.accountId)?.webhookSecret ?? null;
 		const headers: Record<string, string> = {

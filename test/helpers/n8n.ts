@@ -12,6 +12,7 @@ import type {
 	IVersionedNodeType,
 	INodeListSearchResult,
 	INodePropertyOptions,
+	ResourceMapperFields,
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
@@ -151,6 +152,14 @@ export async function loadOptions(setup: NodeSetup, method: string): Promise<INo
 	const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
 	const context = new LoadOptionsContext(workflow, node, additionalData('load-options'), 'parameters');
 	return await nodeType.methods!.loadOptions![method].call(context);
+}
+
+/** Calls a `methods.resourceMapping` function the way the editor does (the mapper's field list). */
+export async function resourceMapping(setup: NodeSetup, method: string): Promise<ResourceMapperFields> {
+	const { workflow, node } = buildNode(setup);
+	const nodeType = nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+	const context = new LoadOptionsContext(workflow, node, additionalData('load-options'), 'parameters');
+	return await nodeType.methods!.resourceMapping![method].call(context);
 }
 
 export interface FakeWebhookRequest {

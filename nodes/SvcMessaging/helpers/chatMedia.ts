@@ -34,6 +34,8 @@ export const CHAT_MEDIA: Record<MediaKind, { label: string; extensions: string[]
 	},
 };
 
+const ARTICLE: Record<MediaKind, string> = { image: 'an image', document: 'a document', video: 'a video' };
+
 export const CHAT_TEXT_LIMITS = { captionMaxCharacters: 1024, filenameMaxCharacters: 240 } as const;
 
 /** Why a media link cannot be sent as `kind` (judged from the link alone), or undefined. */
@@ -45,16 +47,20 @@ export function mediaLinkProblem(link: string, kind: MediaKind): string | undefi
 		return 'must be a full URL starting with https://';
 	}
 	if (url.protocol !== 'https:') return 'must be a public HTTPS URL (starting with https://)';
-	const file = decodeURIComponent(url.pathname.split('/').pop() ?? '');
+	const file = url.pathname.split('/').pop() ?? '';
 	const dot = file.lastIndexOf('.');
 	const extension = dot > 0 ? file.slice(dot + 1).toLowerCase() : '';
 	const allowed = CHAT_MEDIA[kind];
 	if (!allowed.extensions.includes(extension)) {
-		return `must point to a ${allowed.label} file for a ${kind} (the path must end in ${allowed.extensions
-			.map((e) => `.${e}`)
-			.join(', ')}${extension ? `; got .${extension}` : ''})`;
+		return `must link to ${ARTICLE[kind]} file (${allowed.label}): its path must end in ${orList(allowed.extensions.map((e) => `.${e}`))} (${
+			extension ? `got .${extension}` : 'it has no file extension'
+		})`;
 	}
 	return undefined;
+}
+
+function orList(values: string[]): string {
+	return values.length > 1 ? `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}` : values.join('');
 }
 
 function formatBytes(bytes: number): string {
@@ -89,11 +95,11 @@ export async function verifyMediaLink(ctx: IExecuteFunctions, link: string, kind
 	const allowed = CHAT_MEDIA[kind];
 	const contentType = (header('content-type') ?? '').split(';')[0].trim().toLowerCase();
 	if (!allowed.contentTypes.includes(contentType)) {
-		return `has content type ${contentType ? `"${contentType}"` : '(none)'}; a ${kind} must be ${allowed.label} (${allowed.contentTypes.join(', ')})`;
+		return `has content type ${contentType ? `"${contentType}"` : '(none)'}; ${ARTICLE[kind]} must be ${allowed.label} (${orList(allowed.contentTypes)})`;
 	}
 	const length = Number(header('content-length'));
 	if (Number.isFinite(length) && length > allowed.maxBytes) {
-		return `is ${formatBytes(length)}; a ${kind} may be at most ${formatBytes(allowed.maxBytes)}`;
+		return `is ${formatBytes(length)}; ${ARTICLE[kind]} may be at most ${formatBytes(allowed.maxBytes)}`;
 	}
 	return undefined;
 }

@@ -52,12 +52,13 @@ export function characterCount(text: string): number {
 
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 
-/** Every `{{…}}` of a text: the numbered ones and those that are not a plain number. */
+/** Every `{{…}}` of a text: the numbered ones (`{{1}}`, also `{{ 1 }}`) and those that are not a number. */
 export function placeholdersIn(text: string): { numbers: number[]; malformed: string[] } {
 	const numbers: number[] = [];
 	const malformed: string[] = [];
 	for (const match of text.matchAll(PLACEHOLDER)) {
-		if (/^[1-9]\d*$/.test(match[1])) numbers.push(Number(match[1]));
+		const inner = match[1].trim();
+		if (/^[1-9]\d*$/.test(inner)) numbers.push(Number(inner));
 		else malformed.push(match[0]);
 	}
 	return { numbers, malformed };
@@ -162,12 +163,12 @@ export function checkTemplateStructure(category: string, components: unknown): T
 	// HEADER: optional; format TEXT (text ≤ 60 characters), IMAGE, DOCUMENT or VIDEO.
 	const header = byType.get('HEADER')?.[0];
 	if (header) {
-		const format = upper(header.format ?? 'TEXT');
+		const format = upper(header.format);
 		if (!(HEADER_FORMATS as readonly string[]).includes(format)) {
 			violations.push({
 				component: 'HEADER',
 				rule: 'header-format',
-				message: `format must be TEXT, IMAGE, DOCUMENT or VIDEO (got ${JSON.stringify(header.format)})`,
+				message: `format must be TEXT, IMAGE, DOCUMENT or VIDEO (got ${header.format === undefined ? 'none' : JSON.stringify(header.format)})`,
 			});
 		} else if (format === 'TEXT') {
 			const text = textOf(header.text) ?? '';
@@ -216,7 +217,7 @@ function checkButtons(category: string, buttons: unknown, violations: TemplateVi
 	}
 	const counts = new Map<string, number>();
 	buttons.forEach((raw, index) => {
-		const where = `BUTTONS`;
+		const where = 'BUTTONS';
 		const button = (raw && typeof raw === 'object' ? raw : {}) as TemplateButton;
 		const type = upper(button.type);
 		const label = `button ${index + 1}`;
@@ -229,11 +230,17 @@ function checkButtons(category: string, buttons: unknown, violations: TemplateVi
 			return;
 		}
 		counts.set(type, (counts.get(type) ?? 0) + 1);
-		if (typeof button.text !== 'string' || button.text.trim() === '') {
+		// Copy Code and OTP buttons have a platform label; the others show their text.
+		const needsText = !TEMPLATE_LIMITS.authenticationOnlyButtons.includes(type as ButtonType);
+		if (needsText && (typeof button.text !== 'string' || button.text.trim() === '')) {
 			violations.push({ component: where, rule: 'button-text', message: `${label} (${type}): needs a text` });
 		}
 		if (type === 'URL' && (typeof button.url !== 'string' || !/^https?:\/\/\S+$/i.test(button.url))) {
-			violations.push({ component: where, rule: 'button-url', message: `${label} (URL): needs a url starting with https://` });
+			violations.push({
+				component: where,
+				rule: 'button-url',
+				message: `${label} (URL): needs a url starting with https:// (or http://)`,
+			});
 		}
 		if (type === 'PHONE_NUMBER' && (typeof button.phone_number !== 'string' || !/^\+[1-9]\d{6,14}$/.test(button.phone_number))) {
 			violations.push({
@@ -280,7 +287,7 @@ export function templateSlots(components: unknown): TemplateSlots {
 	const find = (type: string) => list.find((c) => c && typeof c === 'object' && upper(c.type) === type);
 	const header = find('HEADER');
 	const body = find('BODY');
-	const headerFormat = header ? ((upper(header.format ?? 'TEXT') as HeaderFormat) ?? null) : null;
+	const headerFormat = header ? (upper(header.format) as HeaderFormat) : null;
 	return {
 		headerFormat,
 		headerVariables: headerFormat === 'TEXT' ? variableNumbers(textOf(header?.text) ?? '').length : 0,

@@ -15,3 +15,5 @@ export async function searchSenderIds(this: ILoadOptionsFunctions, filter?: stri
 			})),
 	};
 }
+
+export { searchCampaigns } from './campaignSearch';

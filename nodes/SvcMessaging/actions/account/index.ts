@@ -1,4 +1,25 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-// Operations of this resource arrive in their own issue.
-export const description: INodeProperties[] = [];
+import * as getBalance from './getBalance.operation';
+
+export { getBalance };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['account'] } },
+		options: [
+			{
+				name: 'Get Balance',
+				value: 'getBalance',
+				description: 'Get the credits left on the account',
+				action: 'Get the account balance',
+			},
+		],
+		default: 'getBalance',
+	},
+	...getBalance.description,
+];

@@ -87,13 +87,17 @@ export const useApiKeyField: INodeProperties = {
 		"Whether to choose the sender ID from the account's approved sender IDs. The list is read with the API key, so this needs the SVC Messaging API credential as well; otherwise type the sender ID.",
 };
 
-/** Sender ID as a picker (From List / By ID) when "Pick Sender ID From Account List" is on, else plain text. */
+/**
+ * Sender ID as a picker (From List / By ID) when "Pick Sender ID From Account List" is on, else a
+ * text field. Two names, not one name with two types: n8n keeps a value across a switch between
+ * same-named fields, which would leave a picker object in a text field.
+ */
 export function senderIdFields(description: string, required: boolean): INodeProperties[] {
 	return [
 		{ ...senderIdLocator(description, required), displayOptions: { show: { useApiKey: [true] } } },
 		{
 			displayName: 'Sender ID',
-			name: 'senderId',
+			name: 'senderIdText',
 			type: 'string',
 			default: '',
 			required,
@@ -112,9 +116,11 @@ export const balanceCheckField = (what: string): INodeProperties => ({
 	description: `Whether to compare the credits ${what} needs (segments of the message × recipients) with the account balance first, and stop with an INSUFFICIENT_CREDITS error before anything is sent when they are short`,
 });
 
-/** The sender ID, whichever of the two fields (picker or text) holds it; '' when empty. */
+/** The sender ID of the picker or of the text field, whichever is shown; '' when empty. */
 export function readSenderId(ctx: IExecuteFunctions, i: number): string {
-	const raw = ctx.getNodeParameter('senderId', i, '') as unknown;
+	const raw = ctx.getNodeParameter('useApiKey', i, false)
+		? (ctx.getNodeParameter('senderId', i, '', { extractValue: true }) as unknown)
+		: (ctx.getNodeParameter('senderIdText', i, '') as unknown);
 	const value = raw && typeof raw === 'object' ? (raw as IDataObject).value : raw;
 	return value === undefined || value === null ? '' : String(value).trim();
 }
@@ -226,7 +232,7 @@ export function messagePreview(message: unknown, totalRecipients: unknown): IDat
 }
 
 export async function getCampaign(ctx: IExecuteFunctions, id: string, itemIndex: number): Promise<IDataObject> {
-	return await apiRequest.call(ctx, { method: 'GET', path: SERVICE.paths.campaign(id), auth: 'account', itemIndex });
+	return (await apiRequest.call(ctx, { method: 'GET', path: SERVICE.paths.campaign(id), auth: 'account', itemIndex })) as IDataObject;
 }
 
 /** An error naming the campaign, its status and what the operation allows. */

@@ -64,11 +64,11 @@ const properties: INodeProperties[] = [
 		default: 'none',
 		displayOptions: { show: { componentsSource: ['form'] } },
 		options: [
-			{ name: 'Document', value: 'DOCUMENT', description: 'A PDF or Office file (up to 100 MB) chosen when sending' },
-			{ name: 'Image', value: 'IMAGE', description: 'A JPEG, PNG or WEBP image (up to 5 MB) chosen when sending' },
+			{ name: 'Document', value: 'DOCUMENT', description: 'A PDF or Office file (up to 100 MB)' },
+			{ name: 'Image', value: 'IMAGE', description: 'A JPEG, PNG or WEBP image (up to 5 MB)' },
 			{ name: 'None', value: 'none' },
 			{ name: 'Text', value: 'TEXT', description: 'Up to 60 characters; may hold variables {{1}}…' },
-			{ name: 'Video', value: 'VIDEO', description: 'An MP4 or 3GPP video (up to 16 MB) chosen when sending' },
+			{ name: 'Video', value: 'VIDEO', description: 'An MP4 or 3GPP video (up to 16 MB)' },
 		],
 	},
 	{
@@ -191,7 +191,8 @@ function componentsFromForm(ctx: IExecuteFunctions, i: number): IDataObject[] {
 		components.push({
 			type: 'BUTTONS',
 			buttons: buttons.map((b) => {
-				const button: IDataObject = { type: b.type, text: b.text };
+				const button: IDataObject = { type: b.type };
+				if (b.text !== '' && b.text !== undefined) button.text = b.text;
 				if (b.type === 'URL') button.url = b.url;
 				if (b.type === 'PHONE_NUMBER') button.phone_number = b.phoneNumber;
 				return button;

@@ -2,13 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { mapItems } from '../../helpers/items';
-import { normalizeLanguageCode, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from '../../helpers/templateRules';
+import { normalizeLanguageCode } from '../../helpers/templateRules';
 import { failItem } from '../../helpers/validation';
 import { fetchTemplatePage } from '../../methods/chatTemplates';
 import { SERVICE } from '../../transport/service';
 import { languageDescription } from './descriptions';
-
-const title = (value: string) => value.charAt(0) + value.slice(1).toLowerCase();
 
 const properties: INodeProperties[] = [
 	{
@@ -39,7 +37,12 @@ const properties: INodeProperties[] = [
 				name: 'category',
 				type: 'options',
 				default: 'UTILITY',
-				options: TEMPLATE_CATEGORIES.map((c) => ({ name: title(c), value: c })),
+				options: [
+					{ name: 'Authentication', value: 'AUTHENTICATION' },
+					{ name: 'Marketing', value: 'MARKETING' },
+					{ name: 'Service', value: 'SERVICE' },
+					{ name: 'Utility', value: 'UTILITY' },
+				],
 			},
 			{
 				displayName: 'Language',
@@ -54,7 +57,13 @@ const properties: INodeProperties[] = [
 				name: 'status',
 				type: 'options',
 				default: 'APPROVED',
-				options: TEMPLATE_STATUSES.map((s) => ({ name: title(s), value: s })),
+				options: [
+					{ name: 'Approved', value: 'APPROVED' },
+					{ name: 'Disabled', value: 'DISABLED' },
+					{ name: 'Paused', value: 'PAUSED' },
+					{ name: 'Pending', value: 'PENDING' },
+					{ name: 'Rejected', value: 'REJECTED' },
+				],
 			},
 		],
 	},

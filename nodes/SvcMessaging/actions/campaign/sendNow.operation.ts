@@ -1,0 +1,47 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { mapItems } from '../../helpers/items';
+import { analyzeMessage } from '../../helpers/segments';
+import { apiRequest } from '../../transport/request';
+import { SERVICE } from '../../transport/service';
+import {
+	assertStatus,
+	balanceCheckField,
+	campaignIdLocator,
+	campaignRequest,
+	checkCampaignBalance,
+	getCampaign,
+	readCampaignId,
+} from './shared';
+
+const properties: INodeProperties[] = [
+	campaignIdLocator('The campaign to send now. Only DRAFT and SCHEDULED campaigns can be sent.'),
+	balanceCheckField('the campaign'),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['sendNow'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	return await mapItems(this, items, async (i) => {
+		const id = readCampaignId(this, i);
+		if (this.getNodeParameter('balanceCheck', i, false)) {
+			// The estimate needs the message and the recipient count; the status is checked on the way.
+			const campaign = await getCampaign(this, id, i);
+			assertStatus(this, campaign, id, 'sendNow', i);
+			const perRecipient = analyzeMessage(String(campaign.message ?? '')).credits;
+			await checkCampaignBalance(
+				this,
+				perRecipient,
+				Number(campaign.totalRecipients) || 0,
+				i,
+				`Campaign "${String(campaign.name)}" (ID ${id}) was not sent and stays ${String(campaign.status)}; nothing was charged.`,
+			);
+		}
+		// No request body. The service answers with the campaign, now SENDING.
+		const sent: IDataObject = await campaignRequest(this, id, 'sendNow', i, async () =>
+			(await apiRequest.call(this, { method: 'POST', path: `${SERVICE.paths.campaign(id)}/send`, auth: 'account', itemIndex: i })) as IDataObject,
+		);
+		return sent;
+	});
+}

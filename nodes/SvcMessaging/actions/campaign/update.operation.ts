@@ -1,0 +1,147 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { mapItems } from '../../helpers/items';
+import type { NumberCheck } from '../../helpers/phone';
+import { failItem } from '../../helpers/validation';
+import { apiRequest } from '../../transport/request';
+import { SERVICE } from '../../transport/service';
+import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
+import { futureTime } from '../sms/send.operation';
+import {
+	campaignIdLocator,
+	campaignRequest,
+	checkMessage,
+	checkName,
+	checkSenderId,
+	contactGroupIdsOf,
+	messagePreview,
+	normalizeNumbers,
+	readCampaignId,
+	readSenderId,
+	senderIdFields,
+	useApiKeyField,
+} from './shared';
+
+const properties: INodeProperties[] = [
+	campaignIdLocator('The campaign to change. Only DRAFT and SCHEDULED campaigns can be updated.'),
+	useApiKeyField,
+	...senderIdFields('New sender ID (an approved sender ID of the account). Leave empty to keep the current one.', false),
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Contact Group IDs',
+				name: 'contactGroupIds',
+				type: 'string',
+				default: '',
+				placeholder: '1, 2',
+				description:
+					"Replaces the campaign's contact groups: IDs separated by commas, or an expression giving an array. Empty removes them.",
+			},
+			{
+				displayName: 'Message',
+				name: 'message',
+				type: 'string',
+				default: '',
+				typeOptions: { rows: 4 },
+				description: 'New message, up to 1600 characters (160 GSM-7 characters or 70 Unicode characters per segment)',
+			},
+			{
+				displayName: 'Name',
+				name: 'name',
+				type: 'string',
+				default: '',
+				description: 'New label of the campaign',
+			},
+			{
+				displayName: 'Phone Numbers',
+				name: 'phoneNumbers',
+				type: 'string',
+				default: '',
+				placeholder: '+254712345678, +254722000111',
+				description:
+					"Replaces the campaign's manual numbers: separated by commas or new lines, or an expression giving an array. Empty removes them.",
+			},
+			{
+				displayName: 'Remove Schedule',
+				name: 'removeSchedule',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to clear the scheduled time, which turns a SCHEDULED campaign back into a DRAFT',
+			},
+			{
+				...scheduledAtOption,
+				description:
+					"New time at which the service sends the campaign, in the workflow's timezone; must be in the future. A DRAFT becomes SCHEDULED.",
+			},
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		description: 'How the numbers of "Phone Numbers" are read and checked',
+		options: [defaultCountryOption, numberCheckOption],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['update'] } }, properties);
+
+/** The PATCH body: only the fields that were set (README: name, message, senderId, manualNumbers, contactGroupIds, scheduledAt). */
+function patchBody(ctx: IExecuteFunctions, i: number): IDataObject {
+	const node = ctx.getNode();
+	const fields = ctx.getNodeParameter('updateFields', i, {}) as IDataObject;
+	const body: IDataObject = {};
+	if (fields.name !== undefined) body.name = checkName(ctx, fields.name, i);
+	if (fields.message !== undefined) body.message = checkMessage(ctx, fields.message, i);
+	const senderId = readSenderId(ctx, i);
+	if (senderId !== '') body.senderId = checkSenderId(ctx, senderId, i);
+	if (fields.phoneNumbers !== undefined) {
+		const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+		const numbers = normalizeNumbers(ctx, fields.phoneNumbers, {
+			defaultCountry: (options.defaultCountry as string) || undefined,
+			numberCheck: (options.numberCheck as NumberCheck) ?? 'mobile',
+		}, i);
+		body.manualNumbers = [...new Set(numbers)];
+	}
+	if (fields.contactGroupIds !== undefined) {
+		body.contactGroupIds = [...new Set(contactGroupIdsOf(ctx, fields.contactGroupIds, i))];
+	}
+	if (
+		Array.isArray(body.manualNumbers) &&
+		body.manualNumbers.length === 0 &&
+		Array.isArray(body.contactGroupIds) &&
+		body.contactGroupIds.length === 0
+	) {
+		failItem(node, i, '"Phone Numbers" and "Contact Group IDs" are both empty: a campaign needs at least one of the two');
+	}
+	const scheduledAt = futureTime(ctx, fields.scheduledAt, i);
+	if (fields.removeSchedule === true) {
+		if (scheduledAt) failItem(node, i, '"Remove Schedule" and "Scheduled Time" cannot be used together: choose one');
+		body.scheduledAt = null;
+	} else if (scheduledAt) {
+		body.scheduledAt = scheduledAt;
+	}
+	if (Object.keys(body).length === 0) {
+		failItem(node, i, 'nothing to update: set "Sender ID" or add a field under "Update Fields"');
+	}
+	return body;
+}
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	return await mapItems(this, items, async (i) => {
+		const id = readCampaignId(this, i);
+		const body = patchBody(this, i);
+		const campaign: IDataObject = await campaignRequest(this, id, 'update', i, async () =>
+			(await apiRequest.call(this, { method: 'PATCH', path: SERVICE.paths.campaign(id), auth: 'account', body, itemIndex: i })) as IDataObject,
+		);
+		return { ...campaign, ...messagePreview(campaign.message, campaign.totalRecipients) };
+	});
+}

@@ -1,0 +1,89 @@
+/** What a test file needs: clients for the shared n8n and emulator, workflows and assertions. */
+import { join } from 'path';
+
+import {
+	CREDENTIAL_IDS,
+	CREDENTIAL_NAMES,
+	EmulatorClient,
+	N8nClient,
+	nodeOutput,
+	readWorkflow,
+	sleep,
+	waitFor,
+	type Execution,
+	type ExecutionItem,
+	type WorkflowJson,
+	type WorkflowNode,
+} from './harness';
+
+export const WORKFLOWS_DIR = join(__dirname, 'workflows');
+
+export interface E2E {
+	n8n: N8nClient;
+	emulator: EmulatorClient;
+	version: string;
+	timeScale: number;
+}
+
+export function e2e(): E2E {
+	const url = process.env.E2E_N8N_URL;
+	if (!url) throw new Error('E2E_N8N_URL is not set: run the suite through jest.e2e.config.js (npm run test:e2e)');
+	return {
+		n8n: new N8nClient(url, { apiKey: process.env.E2E_N8N_API_KEY, cookie: process.env.E2E_N8N_COOKIE }),
+		emulator: new EmulatorClient(process.env.E2E_EMULATOR_URL!),
+		version: process.env.E2E_N8N_VERSION ?? '',
+		timeScale: Number(process.env.E2E_TIME_SCALE ?? 1),
+	};
+}
+
+/** A workflow of test/e2e/workflows/ (a fresh copy). */
+export function workflow(name: string): WorkflowJson {
+	return readWorkflow(join(WORKFLOWS_DIR, name.endsWith('.json') ? name : `${name}.json`));
+}
+
+export function node(wf: WorkflowJson, name: string): WorkflowNode {
+	const found = wf.nodes.find((n) => n.name === name);
+	if (!found) throw new Error(`No node "${name}" in workflow "${wf.name}"`);
+	return found;
+}
+
+/** A copy of `wf` with `patch` merged into node `name` (parameters merged one level deep). */
+export function withNode(wf: WorkflowJson, name: string, patch: Partial<WorkflowNode>): WorkflowJson {
+	const copy = structuredClone(wf);
+	const target = node(copy, name);
+	const { parameters, ...rest } = patch;
+	Object.assign(target, rest);
+	if (parameters) target.parameters = { ...target.parameters, ...parameters };
+	return copy;
+}
+
+export const credential = (key: keyof typeof CREDENTIAL_IDS) => ({ id: CREDENTIAL_IDS[key], name: CREDENTIAL_NAMES[key] });
+
+export function out(execution: Execution, nodeName: string, output = 0): ExecutionItem[] {
+	return nodeOutput(execution, nodeName, output);
+}
+
+export const jsonOf = (items: ExecutionItem[]) => items.map((i) => i.json);
+
+export function pairedIndex(item: ExecutionItem): number | undefined {
+	const p = item.pairedItem as { item?: number } | Array<{ item?: number }> | number | undefined;
+	if (typeof p === 'number') return p;
+	if (Array.isArray(p)) return p[0]?.item;
+	return p?.item;
+}
+
+/** The execution's error message (workflow failed), or undefined. */
+export function executionError(execution: Execution): string | undefined {
+	const error = execution.data?.resultData.error;
+	return error ? `${error.message ?? ''}${error.description ? ` — ${error.description}` : ''}` : undefined;
+}
+
+/** Fails with the execution's own error when it did not succeed. */
+export function expectSuccess(execution: Execution): Execution {
+	if (execution.status !== 'success') {
+		throw new Error(`Execution ${execution.id} ended "${execution.status}": ${executionError(execution) ?? 'no error recorded'}`);
+	}
+	return execution;
+}
+
+export { sleep, waitFor };

@@ -1,0 +1,64 @@
+/**
+ * `npm run emulator [-- --port N] [--host H] [--time-scale X]`: starts the emulator (port from --port,
+ * else PORT, else 4010) and prints its URL, the seeded API keys with their plans, and the logins.
+ * Runs until SIGINT or SIGTERM.
+ */
+import { startEmulator, type RunningEmulator } from './index';
+
+function flag(args: string[], name: string): string | undefined {
+	const i = args.indexOf(name);
+	if (i >= 0) return args[i + 1];
+	return args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+
+function numberFlag(value: string | undefined, name: string, fallback: number): number {
+	if (value === undefined || value === '') return fallback;
+	const n = Number(value);
+	if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number, got '${value}'`);
+	return n;
+}
+
+function describe(emulator: RunningEmulator): string {
+	const accounts = emulator.control.accounts();
+	const lines = [`SVC messaging emulator listening on ${emulator.url}`, '', 'API keys (header x-api-key):'];
+	for (const account of accounts) {
+		for (const k of account.apiKeys) {
+			const plan = `${k.tier[0].toUpperCase()}${k.tier.slice(1)}`;
+			lines.push(
+				`  ${k.key.padEnd(28)} ${plan.padEnd(10)} ${String(k.requestsPerSecond).padStart(4)} req/s ${String(k.recipientsPerCall).padStart(6)} recipients/call  ${account.id} (${account.credits} credits)`,
+			);
+		}
+	}
+	lines.push('', 'Logins (POST /api/auth/login):');
+	for (const account of accounts) {
+		const password = emulator.state.accounts.get(account.id)?.password ?? '';
+		lines.push(`  ${account.email} / ${password}  (${account.id})`);
+	}
+	lines.push('', `Test control: ${emulator.url}/__emulator/ (reset, accounts, messages, webhooks, faults, clock/advance, ...)`);
+	return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+	const args = process.argv.slice(2);
+	const port = numberFlag(flag(args, '--port') ?? process.env.PORT, 'port', 4010);
+	const timeScale = numberFlag(flag(args, '--time-scale'), 'time-scale', 1);
+	const emulator = await startEmulator({ port, host: flag(args, '--host'), timeScale });
+	process.stdout.write(`${describe(emulator)}\n`);
+	let stopping = false;
+	const stop = (signal: string) => {
+		if (stopping) return;
+		stopping = true;
+		process.stdout.write(`\n${signal}: stopping the emulator\n`);
+		emulator.close().then(
+			() => process.exit(0),
+			() => process.exit(1),
+		);
+	};
+	process.on('SIGINT', () => stop('SIGINT'));
+	process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error) => {
+	process.stderr.write(`svc emulator: ${(error as Error).message}\n`);
+	process.exit(1);
+});

@@ -1,1 +1,0 @@
-const a = 1; a = 2; debugger;
