@@ -106,7 +106,7 @@ describe('Rate limit', () => {
 		};
 		const ref = `e2e-limit-${run}`;
 		const items = (tag: string) =>
-			Array.from({ length: perWorkflow }, (_, i) => ({ phone: `+2547130${tag}${String(i).padStart(3, '0')}`, text: `Limiter ${i}`, ref }));
+			Array.from({ length: perWorkflow }, (_, i) => ({ phone: `+25471300${tag}${String(i).padStart(3, "0")}`, text: `Limiter ${i}`, ref }));
 		const [a, b] = await Promise.all([n8n.prepareRun(wf('A')), n8n.prepareRun(wf('B'))]);
 		await emulator.clearRequests();
 		const started = Date.now();

@@ -80,6 +80,17 @@ function backoffMs(attempt: number): number {
 	return base / 2 + Math.random() * (base / 2);
 }
 
+/** The account credential's preAuthentication throws this when the service refuses the login. */
+function loginFailureOf(error: unknown): string | undefined {
+	const texts = [
+		(error as { message?: unknown })?.message,
+		...(((error as { messages?: unknown })?.messages as unknown[] | undefined) ?? []),
+		(error as { cause?: { message?: unknown } })?.cause?.message,
+	];
+	const found = texts.find((t) => typeof t === 'string' && t.includes('SVC Messaging login failed'));
+	return found as string | undefined;
+}
+
 function networkCodeOf(error: unknown): string {
 	const candidates = [
 		(error as { cause?: { code?: unknown } })?.cause?.code,
@@ -136,6 +147,14 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 					continue;
 				}
 				throw serviceError(this.getNode(), httpCode, body, { itemIndex: request.itemIndex, what });
+			}
+			const loginFailure = loginFailureOf(error);
+			if (loginFailure) {
+				// A rejected email/password is final: repeating it would only risk locking the account.
+				throw new NodeOperationError(this.getNode(), loginFailure, {
+					itemIndex: request.itemIndex,
+					description: 'Open the SVC Messaging Account API credential and check the email and password (the dashboard login).',
+				});
 			}
 			const code = networkCodeOf(error);
 			const notSent = NOT_SENT_CODES.has(code);
