@@ -137,13 +137,13 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 async function handle(rt: Runtime, controlRoutes: Route[], req: IncomingMessage, res: ServerResponse): Promise<void> {
 	const url = new URL(req.url ?? '/', 'http://emulator');
 	if (url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)) {
-		let reply: Reply;
+		let raw: Buffer;
 		try {
-			reply = await dispatch(rt, controlRoutes, req, url, await readBody(req), null);
+			raw = await readBody(req);
 		} catch (error) {
-			reply = errorReply(error as ApiError);
+			return void (error instanceof ApiError ? send(res, errorReply(error)) : req.socket.destroy());
 		}
-		return send(res, reply);
+		return send(res, await dispatch(rt, controlRoutes, req, url, raw, null));
 	}
 
 	const started = Date.now();
@@ -175,7 +175,11 @@ async function handle(rt: Runtime, controlRoutes: Route[], req: IncomingMessage,
 	try {
 		raw = await readBody(req);
 	} catch (error) {
-		const reply = errorReply(error as ApiError);
+		if (!(error instanceof ApiError)) {
+			req.socket.destroy(); // the client went away while sending
+			return finish(null, null);
+		}
+		const reply = errorReply(error);
 		send(res, { ...reply, headers: { connection: 'close' } });
 		return finish(reply.status, errorCode(reply));
 	}

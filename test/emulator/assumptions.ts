@@ -20,6 +20,10 @@ export const DEFAULT_NATIONAL_DIGITS = 9;
 /** Chat recipients may be in any country: generic E.164 (8-15 digits); otherwise 400 BAD_REQUEST. */
 export const CHAT_PHONE_PATTERN = /^\+[1-9]\d{7,14}$/;
 
+/** Template buttons (rules the spec does not state): URL buttons need an http(s) url, PHONE_NUMBER buttons
+ * an E.164 phone_number matching this, and buttons other than COPY_CODE and OTP a non-blank text. */
+export const BUTTON_PHONE_PATTERN = /^\+[1-9]\d{6,14}$/;
+
 /** GSM-7 default alphabet and its extension table (extension characters count 2 septets). */
 export const GSM7_BASIC =
 	'@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';

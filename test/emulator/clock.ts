@@ -2,7 +2,8 @@
  * Emulator clock: real time plus an offset that `advance` moves forward, and a timer queue.
  * Durations are multiplied by the time scale. Due tasks run on a real timer; `advance` runs the tasks
  * that fall inside the advanced span one by one, in time order, moving the clock to each task's time
- * and awaiting it (so a retry scheduled by a task inside the span also runs).
+ * and awaiting it (so a retry scheduled by a task inside the span also runs). While an advance runs,
+ * the real timer runs nothing, and advances queue behind each other.
  */
 
 type TaskFn = (at: number) => unknown;
@@ -22,6 +23,8 @@ export class Clock {
 	private timer: NodeJS.Timeout | undefined;
 	private armedAt = Infinity;
 	private stopped = false;
+	private advancing = false;
+	private advances: Promise<void> = Promise.resolve();
 
 	constructor(readonly timeScale: number) {}
 
@@ -38,7 +41,7 @@ export class Clock {
 	schedule(at: number, run: TaskFn): void {
 		if (this.stopped) return;
 		this.push({ at, seq: this.seq++, run });
-		if (at < this.armedAt) this.arm();
+		if (at < this.armedAt && !this.advancing) this.arm();
 	}
 
 	/** Drops every pending task (reset). */
@@ -56,24 +59,37 @@ export class Clock {
 		return this.heap.length;
 	}
 
-	async advance(ms: number): Promise<void> {
-		const target = this.now() + ms;
-		for (;;) {
-			const task = this.heap[0];
-			if (!task || task.at > target || this.stopped) break;
-			this.pop();
+	advance(ms: number): Promise<void> {
+		const run = this.advances.then(() => this.runAdvance(ms));
+		this.advances = run.catch(() => undefined);
+		return run;
+	}
+
+	private async runAdvance(ms: number): Promise<void> {
+		this.advancing = true;
+		this.disarm();
+		try {
+			const target = this.now() + ms;
+			for (;;) {
+				const task = this.heap[0];
+				if (!task || task.at > target || this.stopped) break;
+				this.pop();
+				const now = this.now();
+				if (task.at > now) this.offset += task.at - now;
+				await this.execute(task);
+			}
 			const now = this.now();
-			if (task.at > now) this.offset += task.at - now;
-			await this.execute(task);
+			if (target > now) this.offset += target - now;
+		} finally {
+			this.advancing = false;
+			this.arm();
 		}
-		const now = this.now();
-		if (target > now) this.offset += target - now;
-		this.arm();
 	}
 
 	private runDue(): void {
 		this.timer = undefined;
 		this.armedAt = Infinity;
+		if (this.advancing) return;
 		const now = this.now();
 		while (this.heap.length > 0 && this.heap[0].at <= now && !this.stopped) {
 			void this.execute(this.pop());

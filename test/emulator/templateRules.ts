@@ -1,4 +1,5 @@
 /** Chat template structure rules: violations are 422 INVALID_TEMPLATE naming the component and rule. */
+import { BUTTON_PHONE_PATTERN } from './assumptions';
 import { badRequest, codePoints, unprocessable } from './http';
 import {
 	AUTHENTICATION_ONLY_BUTTONS,
@@ -102,8 +103,14 @@ function checkButtons(category: string, buttons: unknown, index: number): void {
 		if (!(type in TEMPLATE_BUTTON_CAPS)) {
 			throw invalid(`BUTTONS: button type '${type}' is not one of ${Object.keys(TEMPLATE_BUTTON_CAPS).join(', ')}`);
 		}
-		optString(button, 'text', `${name}.text`);
-		if (type === 'URL' && !optString(button, 'url', `${name}.url`)) throw invalid('BUTTONS: a URL button needs a url');
+		const text = optString(button, 'text', `${name}.text`);
+		if (!AUTHENTICATION_ONLY_BUTTONS.includes(type) && !text?.trim()) throw invalid(`BUTTONS: a ${type} button needs a text`);
+		if (type === 'URL' && !/^https?:\/\/\S+$/i.test(optString(button, 'url', `${name}.url`) ?? '')) {
+			throw invalid('BUTTONS: a URL button needs an http(s) url');
+		}
+		if (type === 'PHONE_NUMBER' && !BUTTON_PHONE_PATTERN.test(optString(button, 'phone_number', `${name}.phone_number`) ?? '')) {
+			throw invalid('BUTTONS: a PHONE_NUMBER button needs an E.164 phone_number');
+		}
 		if (AUTHENTICATION_ONLY_BUTTONS.includes(type) && category !== 'AUTHENTICATION') {
 			throw invalid(`BUTTONS: ${type} buttons are allowed only in AUTHENTICATION templates`);
 		}

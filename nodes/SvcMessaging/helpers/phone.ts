@@ -1,5 +1,7 @@
-import type { CountryCode } from 'libphonenumber-js/mobile';
+import { Metadata } from 'libphonenumber-js/core';
+import type { CountryCode, MetadataJson } from 'libphonenumber-js/mobile';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/mobile';
+import mobileMetadata from 'libphonenumber-js/mobile/metadata';
 
 /** The spec's supported SMS destinations. */
 export const SUPPORTED_COUNTRIES: Record<string, string> = {
@@ -17,6 +19,71 @@ export type PhoneResult = { ok: true; e164: string; country?: string } | { ok: f
 
 const E164_SHAPE = /^\+[1-9]\d{6,14}$/;
 
+interface MobilePlan {
+	country: string;
+	national: RegExp;
+	mobile: RegExp;
+	lengths: number[];
+}
+
+/**
+ * libphonenumber's own rules for a valid mobile number of each supported country, taken from its
+ * mobile metadata: the national number pattern, the mobile pattern and its lengths. It is what
+ * `parse(…).isValid()` checks for an E.164 number of a country that has its calling code alone,
+ * at a fraction of the cost (parsing is ~5 µs a number, 50 ms for 10,000 recipients).
+ */
+const MOBILE_PLANS: Map<string, MobilePlan> = (() => {
+	const plans = new Map<string, MobilePlan>();
+	try {
+		const metadata = new Metadata(mobileMetadata as MetadataJson) as unknown as MetadataApi;
+		for (const country of Object.keys(SUPPORTED_COUNTRIES)) {
+			metadata.selectNumberingPlan(country);
+			const plan = metadata.numberingPlan;
+			const callingCode = plan.callingCode();
+			const mobile = plan.type('MOBILE');
+			if (metadata.getCountryCodesForCallingCode(callingCode)?.length !== 1) continue;
+			if (plan.type('FIXED_LINE') || !mobile?.pattern()) continue;
+			plans.set(callingCode, {
+				country,
+				national: new RegExp(`^(?:${plan.nationalNumberPattern()})$`),
+				mobile: new RegExp(`^(?:${mobile.pattern()})$`),
+				lengths: mobile.possibleLengths() ?? plan.possibleLengths(),
+			});
+		}
+	} catch {
+		// Another metadata layout: every number takes the full parse below.
+	}
+	return plans;
+})();
+
+interface MetadataApi {
+	selectNumberingPlan(country: string): void;
+	getCountryCodesForCallingCode(callingCode: string): string[] | undefined;
+	numberingPlan: {
+		callingCode(): string;
+		nationalNumberPattern(): string;
+		possibleLengths(): number[];
+		type(type: string): { pattern(): string; possibleLengths(): number[] | undefined } | undefined;
+	};
+}
+
+const PLAIN_E164 = /^\+[1-9]\d{7,14}$/;
+
+/** A valid mobile number of a supported country written exactly in E.164 (the usual input). */
+function plainSupportedMobile(input: unknown): PhoneResult | undefined {
+	if (typeof input !== 'string' || !PLAIN_E164.test(input)) return undefined;
+	for (let length = 1; length <= 3; length++) {
+		const plan = MOBILE_PLANS.get(input.slice(1, 1 + length));
+		if (!plan) continue;
+		const national = input.slice(1 + length);
+		if (plan.lengths.includes(national.length) && plan.national.test(national) && plan.mobile.test(national)) {
+			return { ok: true, e164: input, country: plan.country };
+		}
+		return undefined;
+	}
+	return undefined;
+}
+
 /**
  * Normalises a phone number to E.164. `mobile` asks libphonenumber whether it is a valid mobile
  * number of a supported country; `format` only checks the E.164 shape and leaves the rest to the
@@ -27,6 +94,8 @@ export function normalizePhoneNumber(
 	defaultCountry: string | undefined,
 	check: NumberCheck = 'mobile',
 ): PhoneResult {
+	const fast = plainSupportedMobile(input);
+	if (fast) return fast;
 	if (typeof input !== 'string' && typeof input !== 'number') {
 		return { ok: false, rule: 'must be a phone number (text)' };
 	}

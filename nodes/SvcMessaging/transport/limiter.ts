@@ -23,34 +23,43 @@ const MAX_SLOWDOWN = 2;
 const RECOVERY_PER_SUCCESS = 0.01;
 
 /**
- * Spacing starts at exactly 1000/rate ms: the service refills the key's budget at the plan rate,
- * so steady spacing at that interval never exceeds it, while bursts stay impossible.
+ * Spacing is exactly 1000/rate ms: the service refills the key's budget at the plan rate, so
+ * steady spacing at that interval never exceeds it, and the budget's spare capacity absorbs
+ * network jitter. Bottleneck keeps a virtual schedule (each start is the previous one + minTime),
+ * so a late timer does not lower the rate.
+ *
+ * Bottleneck only passes a *gate* (a job that returns at once; the request runs outside it) and
+ * gives a start time to the gates of the next quarter second only (`maxConcurrent`): the other
+ * requests wait in its queue, so a 429's pause and slowdown apply to them at once, while an event
+ * loop busy for less than that quarter second (a large response being parsed) costs no rate.
  */
 function createLimiter(limits: PlanLimits): KeyLimiter {
 	const baseMinTime = 1000 / limits.requestsPerSecond;
 	let slowdown = 1;
 	let pausedUntil = 0;
-	const bottleneck = new Bottleneck({ minTime: baseMinTime, maxConcurrent: null });
+	const lookahead = Math.max(1, Math.ceil(limits.requestsPerSecond / 4));
+	const bottleneck = new Bottleneck({ minTime: baseMinTime, maxConcurrent: lookahead });
+	const gate = async () => {};
 
 	return {
 		limits,
 		async schedule<T>(task: () => Promise<T>) {
-			return await bottleneck.schedule(task);
+			await bottleneck.schedule(gate);
+			return await task();
 		},
 		penalize(waitMs: number) {
 			pausedUntil = Math.max(pausedUntil, Date.now() + waitMs);
 			slowdown = Math.min(MAX_SLOWDOWN, slowdown * SLOWDOWN_FACTOR);
-			// An empty reservoir queues every job without a burst when it is refilled: the jobs then
-			// leave at the (slower) minTime spacing.
-			bottleneck.updateSettings({ reservoir: 0, minTime: baseMinTime * slowdown });
+			// An empty reservoir holds every gate; when it is lifted they pass at the (slower) minTime spacing.
+			void bottleneck.updateSettings({ reservoir: 0, minTime: baseMinTime * slowdown });
 			void sleep(waitMs).then(() => {
-				if (Date.now() >= pausedUntil) bottleneck.updateSettings({ reservoir: null });
+				if (Date.now() >= pausedUntil) void bottleneck.updateSettings({ reservoir: null });
 			});
 		},
 		recover() {
 			if (slowdown === 1) return;
 			slowdown = Math.max(1, slowdown - RECOVERY_PER_SUCCESS);
-			bottleneck.updateSettings({ minTime: baseMinTime * slowdown });
+			void bottleneck.updateSettings({ minTime: baseMinTime * slowdown });
 		},
 	};
 }
@@ -64,4 +73,31 @@ export function limiterFor(baseUrl: string, apiKey: string, limits: PlanLimits):
 		limiters.set(id, limiter);
 	}
 	return limiter;
+}
+
+/**
+ * How many requests one execution keeps waiting in (or passing through) a key's shared limiter:
+ * two seconds of the plan's rate. Enough to keep the limiter busy whatever the round-trip time,
+ * and small enough that the limiter's first-come queue interleaves concurrent executions on the
+ * same key, each getting an equal share, instead of serving one execution's whole list first.
+ */
+export function requestWindow(limits: PlanLimits): number {
+	return Math.max(4, Math.ceil(2 * limits.requestsPerSecond));
+}
+
+/**
+ * `task(0) … task(count - 1)` with at most `window` running at once, results in index order.
+ * Use it instead of `Promise.all` over every item for requests that pass the key's limiter.
+ */
+export async function inWindow<T>(count: number, window: number, task: (index: number) => Promise<T>): Promise<T[]> {
+	const results = new Array<T>(count);
+	let next = 0;
+	const worker = async () => {
+		while (next < count) {
+			const index = next++;
+			results[index] = await task(index);
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(window, count) }, worker));
+	return results;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
@@ -9,6 +10,7 @@ import { sendLedger, type SendLedger } from '../../helpers/sendLedger';
 import { failureOf, finishSend, outputFailure, type ItemFailure } from '../../helpers/sending';
 import { failItem } from '../../helpers/validation';
 import { mayHaveBeenProcessed, serviceErrorCode } from '../../transport/errors';
+import { inWindow, requestWindow } from '../../transport/limiter';
 import { apiRequest, getServiceCredentials, planLimits, unwrap } from '../../transport/request';
 import { SERVICE, SMS_LIMITS } from '../../transport/service';
 import {
@@ -134,12 +136,20 @@ interface Recipient {
 	position: number;
 	phoneNumber: string;
 	variables?: Record<string, string>;
-	group: string;
+	group: Group;
+	/** The recipient's key in the send ledger (computed once). */
+	key?: string;
+	outcome?: Outcome;
 }
 
 interface Group {
 	body: IDataObject;
+	/** Short digest of the body, in the ledger key of each recipient. */
+	id: string;
+	placeholders: string[];
 	recipients: Recipient[];
+	/** Credits of the message when no placeholder is filled (the same for every recipient). */
+	credits?: number;
 }
 
 type Outcome = { ok: true; json: IDataObject } | { ok: false; failure: ItemFailure; phoneNumber: string };
@@ -157,27 +167,43 @@ function readRecipients(ctx: IExecuteFunctions, items: INodeExecutionData[]) {
 
 	const groups = new Map<string, Group>();
 	const slots: Array<{ recipient?: Recipient; failure?: ItemFailure; phoneNumber?: unknown }> = [];
+	// Message, sender ID and options are usually the same for every item (fixed values, read once):
+	// they are then checked once, not once per item.
+	let last: { text: unknown; sender: unknown; opts: unknown; group: Group } | undefined;
 
 	for (let i = 0; i < items.length; i++) {
 		try {
 			const text = message(i);
-			if (typeof text !== 'string' || text === '') failItem(node, i, '"Message" must not be empty');
-			if ([...text].length > SMS_LIMITS.maxMessageCharacters) {
-				failItem(node, i, `"Message" must be at most ${SMS_LIMITS.maxMessageCharacters} characters`);
-			}
-			const sender = senderId(i) || undefined;
-			if (sender !== undefined && !senderIdSchema.safeParse(sender).success) {
-				failItem(node, i, `"Sender ID" ${senderIdSchema.safeParse(sender).error?.issues[0].message}`);
-			}
+			const rawSender = senderId(i);
 			const opts = options(i);
-			const scheduledAt = futureTime(ctx, opts.scheduledAt, i);
-			const body: IDataObject = { message: text };
-			if (sender) body.senderId = sender;
-			if (opts.reference) body.reference = String(opts.reference);
-			if (scheduledAt) body.scheduledAt = scheduledAt;
-			const groupKey = JSON.stringify(body);
-			if (!groups.has(groupKey)) groups.set(groupKey, { body, recipients: [] });
-			const placeholders = placeholdersOf(text);
+			let group: Group;
+			if (last && last.text === text && last.sender === rawSender && last.opts === opts) {
+				group = last.group;
+			} else {
+				if (typeof text !== 'string' || text === '') failItem(node, i, '"Message" must not be empty');
+				if ([...text].length > SMS_LIMITS.maxMessageCharacters) {
+					failItem(node, i, `"Message" must be at most ${SMS_LIMITS.maxMessageCharacters} characters`);
+				}
+				const sender = rawSender || undefined;
+				if (sender !== undefined && !senderIdSchema.safeParse(sender).success) {
+					failItem(node, i, `"Sender ID" ${senderIdSchema.safeParse(sender).error?.issues[0].message}`);
+				}
+				const scheduledAt = futureTime(ctx, opts.scheduledAt, i);
+				const body: IDataObject = { message: text };
+				if (sender) body.senderId = sender;
+				if (opts.reference) body.reference = String(opts.reference);
+				if (scheduledAt) body.scheduledAt = scheduledAt;
+				const groupKey = JSON.stringify(body);
+				group = groups.get(groupKey) ?? {
+					body,
+					id: createHash('sha256').update(groupKey).digest('base64'),
+					placeholders: placeholdersOf(text),
+					recipients: [],
+				};
+				groups.set(groupKey, group);
+				last = { text, sender: rawSender, opts, group };
+			}
+			const { placeholders } = group;
 
 			const entries =
 				source === 'items'
@@ -192,12 +218,12 @@ function readRecipients(ctx: IExecuteFunctions, items: INodeExecutionData[]) {
 				);
 				try {
 					if (!normalized.ok) failItem(node, i, `${where}"Phone Number" ${normalized.rule}`);
-					const missing = placeholders.filter((name) => entry.variables?.[name] === undefined);
+					const missing = placeholders.length ? placeholders.filter((name) => entry.variables?.[name] === undefined) : placeholders;
 					if (missing.length) {
 						failItem(node, i, `${where}no value for the placeholder(s) ${missing.map((m) => `{{${m}}}`).join(', ')} of "Message"`);
 					}
 					slots.push({
-						recipient: { itemIndex: i, position, phoneNumber: normalized.e164, variables: entry.variables, group: groupKey },
+						recipient: { itemIndex: i, position, phoneNumber: normalized.e164, variables: entry.variables, group },
 					});
 				} catch (error) {
 					slots.push({ failure: failureOf(ctx, error, i), phoneNumber: entry.phoneNumber });
@@ -246,9 +272,10 @@ function listEntries(ctx: IExecuteFunctions, value: unknown, i: number) {
 	);
 }
 
-const ledgerKey = (r: Recipient) => `${r.position}\u0000${r.phoneNumber}\u0000${r.group}\u0000${JSON.stringify(r.variables ?? {})}`;
+const ledgerKey = (r: Recipient) =>
+	(r.key ??= `${r.position}\u0000${r.phoneNumber}\u0000${r.group.id}\u0000${r.variables ? JSON.stringify(r.variables) : ''}`);
 
-async function sendChunk(ctx: IExecuteFunctions, group: Group, chunk: Recipient[], ledger: SendLedger): Promise<Outcome[]> {
+async function sendChunk(ctx: IExecuteFunctions, group: Group, chunk: Recipient[], ledger: SendLedger): Promise<void> {
 	const body: IDataObject = {
 		...group.body,
 		recipients: chunk.map((r) => (r.variables ? { phoneNumber: r.phoneNumber, variables: r.variables } : { phoneNumber: r.phoneNumber })),
@@ -260,26 +287,32 @@ async function sendChunk(ctx: IExecuteFunctions, group: Group, chunk: Recipient[
 		);
 	} catch (error) {
 		const details = (error as { context?: { details?: unknown } }).context?.details;
-		return chunk.map((r, index) => {
-			const detail = Array.isArray(details) ? (details as IDataObject[]).find((d) => d.index === index) : undefined;
+		const byIndex = new Map<number, IDataObject>();
+		if (Array.isArray(details)) for (const d of details as IDataObject[]) if (!byIndex.has(d.index as number)) byIndex.set(d.index as number, d);
+		chunk.forEach((r, index) => {
+			const detail = byIndex.get(index);
 			const failure = detail ? recipientFailure(ctx, r, detail) : failureOf(ctx, error, r.itemIndex);
 			if (mayHaveBeenProcessed(failure.error)) {
 				ledger.set(r.itemIndex, ledgerKey(r), { outcome: 'unknown', message: failure.error.message, description: failure.error.description ?? undefined });
 			}
-			return { ok: false, failure, phoneNumber: r.phoneNumber };
+			r.outcome = { ok: false, failure, phoneNumber: r.phoneNumber };
 		});
+		return;
 	}
 	const rejected = new Map<number, IDataObject>();
 	for (const e of (data.errors as IDataObject[] | undefined) ?? []) rejected.set(Number(e.index), e);
 	const messages = (data.messages as IDataObject[] | undefined) ?? [];
 	let next = 0;
-	return chunk.map((r, index): Outcome => {
-		const error = rejected.get(index);
-		if (error) return { ok: false, failure: recipientFailure(ctx, r, error), phoneNumber: r.phoneNumber };
+	chunk.forEach((r, index) => {
+		const error = rejected.size ? rejected.get(index) : undefined;
+		if (error) {
+			r.outcome = { ok: false, failure: recipientFailure(ctx, r, error), phoneNumber: r.phoneNumber };
+			return;
+		}
 		const message = messages[next++] ?? {};
 		const json: IDataObject = { accepted: true, batchId: data.batchId, ...message, phoneNumber: message.phoneNumber ?? r.phoneNumber };
 		ledger.set(r.itemIndex, ledgerKey(r), { outcome: 'accepted', json });
-		return { ok: true, json };
+		r.outcome = { ok: true, json };
 	});
 }
 
@@ -297,7 +330,7 @@ function recipientFailure(ctx: IExecuteFunctions, r: Recipient, detail: IDataObj
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const { groups, slots } = readRecipients(this, items);
+	const { slots } = readRecipients(this, items);
 	const invalid = slots.filter((s) => s.failure).map((s) => s.failure!);
 	if (invalid.length && !this.continueOnFail()) throw invalid[0].error;
 
@@ -305,28 +338,35 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		let needed = 0;
 		for (const { recipient } of slots) {
 			if (!recipient) continue;
-			const text = groups.get(recipient.group)!.body.message as string;
-			needed += analyzeMessage(recipient.variables ? fillPlaceholders(text, recipient.variables) : text).credits;
+			const { group } = recipient;
+			const text = group.body.message as string;
+			if (recipient.variables && group.placeholders.length) {
+				needed += analyzeMessage(fillPlaceholders(text, recipient.variables)).credits;
+			} else {
+				needed += group.credits ??= analyzeMessage(text).credits;
+			}
 		}
 		await assertBalance(this, needed);
 	}
 
 	const credentials = await getServiceCredentials.call(this, 'apiKey');
-	const perCall = planLimits(credentials).recipientsPerCall;
+	const limits = planLimits(credentials);
+	const perCall = limits.recipientsPerCall;
 	const ledger = sendLedger(this);
-	const outcomes = new Map<Recipient, Outcome>();
+	const groups = new Set<Group>();
 	const chunks: Array<{ group: Group; recipients: Recipient[] }> = [];
 
 	for (const { recipient } of slots) {
 		if (!recipient) continue;
 		const known = ledger.get(recipient.itemIndex, ledgerKey(recipient));
 		if (known?.outcome === 'accepted') {
-			outcomes.set(recipient, { ok: true, json: known.json });
+			recipient.outcome = { ok: true, json: known.json };
 		} else if (known?.outcome === 'unknown') {
 			const error = new NodeOperationError(this.getNode(), known.message, { itemIndex: recipient.itemIndex, description: known.description });
-			outcomes.set(recipient, { ok: false, failure: { itemIndex: recipient.itemIndex, error }, phoneNumber: recipient.phoneNumber });
+			recipient.outcome = { ok: false, failure: { itemIndex: recipient.itemIndex, error }, phoneNumber: recipient.phoneNumber };
 		} else {
-			groups.get(recipient.group)!.recipients.push(recipient);
+			recipient.group.recipients.push(recipient);
+			groups.add(recipient.group);
 		}
 	}
 	for (const group of groups.values()) {
@@ -334,8 +374,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			chunks.push({ group, recipients: group.recipients.slice(start, start + perCall) });
 		}
 	}
-	const results = await Promise.all(chunks.map(async (c) => await sendChunk(this, c.group, c.recipients, ledger)));
-	chunks.forEach((c, n) => c.recipients.forEach((r, k) => outcomes.set(r, results[n][k])));
+	// Concurrently through the key's shared limiter, a bounded number at a time (see requestWindow).
+	await inWindow(chunks.length, requestWindow(limits), async (n) => await sendChunk(this, chunks[n].group, chunks[n].recipients, ledger));
 
 	const failures: ItemFailure[] = [];
 	let accepted = 0;
@@ -344,7 +384,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			failures.push(slot.failure);
 			return outputFailure(slot.failure, slot.phoneNumber !== undefined ? { phoneNumber: String(slot.phoneNumber) } : {});
 		}
-		const outcome = outcomes.get(slot.recipient!)!;
+		const outcome = slot.recipient!.outcome!;
 		if (outcome.ok) {
 			accepted++;
 			return { json: outcome.json, pairedItem: { item: slot.recipient!.itemIndex } };

@@ -1,0 +1,150 @@
+/**
+ * Shared pieces of the benchmark: the emulator child process and its control surface, the plans,
+ * generated input, and the figures computed from the emulator's request log.
+ */
+import { spawn, type ChildProcess } from 'child_process';
+import { join } from 'path';
+import { request } from 'undici';
+
+export const ROOT = join(__dirname, '..');
+
+export type Plan = 'free' | 'starter' | 'business';
+
+/** The spec's Limits table (the same figures as nodes/SvcMessaging/transport/service.ts). */
+export const PLANS: Record<Plan, { rate: number; perCall: number }> = {
+	free: { rate: 5, perCall: 100 },
+	starter: { rate: 20, perCall: 1000 },
+	business: { rate: 100, perCall: 10000 },
+};
+
+export const SEND_PATH = '/api/sms/send-api';
+export const MESSAGE = 'Hello from the benchmark: your order has shipped';
+export const TEMPLATE = 'Hello {{name}}, your order {{order}} has shipped';
+
+/** Valid Kenyan mobile numbers, distinct per index (none end in the emulator's failing 997–999). */
+export function phone(i: number): string {
+	return `+2547${String(10_000_000 + (i % 80_000_000)).padStart(8, '0')}`;
+}
+
+export function inputItems(count: number, offset = 0) {
+	return Array.from({ length: count }, (_, i) => ({
+		json: { phone: phone(offset + i), name: `Customer ${offset + i}`, order: `A-${100000 + offset + i}` },
+	}));
+}
+
+export interface Emulator {
+	url: string;
+	process: ChildProcess;
+	stop(): Promise<void>;
+}
+
+/** `npm run emulator` as a child process (its CPU stays out of the node's figures). */
+export async function startEmulatorProcess(): Promise<Emulator> {
+	// Lifecycle durations × 1000: delivery reports would come after the benchmark, so the emulator
+	// spends its CPU on the requests being measured only. Rate limits are not scaled.
+	const child = spawn(
+		process.execPath,
+		['-r', 'ts-node/register/transpile-only', join(ROOT, 'test/emulator/cli.ts'), '--port', '0', '--time-scale', '1000'],
+		{ cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' } },
+	);
+	let stderr = '';
+	child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+	const url = await new Promise<string>((resolve, reject) => {
+		let out = '';
+		const onData = (chunk: Buffer) => {
+			out += chunk.toString();
+			const match = /listening on (http:\/\/\S+)/.exec(out);
+			if (match) {
+				child.stdout!.off('data', onData);
+				child.stdout!.resume();
+				resolve(match[1]);
+			}
+		};
+		child.stdout!.on('data', onData);
+		child.once('exit', (code) => reject(new Error(`emulator exited (${code}): ${stderr}`)));
+		setTimeout(() => reject(new Error(`emulator did not start in 60 s: ${stderr}`)), 60_000).unref();
+	});
+	return {
+		url,
+		process: child,
+		stop: async () => {
+			if (child.exitCode !== null) return;
+			const exited = new Promise((resolve) => child.once('exit', resolve));
+			child.kill('SIGTERM');
+			await exited;
+		},
+	};
+}
+
+export async function call(url: string, method: string, path: string, body?: unknown, apiKey?: string) {
+	const response = await request(`${url}${path}`, {
+		method: method as 'GET',
+		headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.body.text();
+	return { status: response.statusCode, body: text ? (JSON.parse(text) as { data?: unknown }) : undefined };
+}
+
+/** A fresh account with a large balance and one key per scenario (each key has its own rate budget). */
+export async function seedAccount(url: string, keys: Array<{ key: string; plan: Plan }>) {
+	const { status, body } = await call(url, 'POST', '/__emulator/accounts', {
+		email: `bench-${Date.now()}@svc.test`,
+		password: 'bench-password',
+		credits: 10_000_000,
+		apiKeys: keys.map((k) => ({ key: k.key, tier: k.plan, label: 'bench' })),
+	});
+	if (status !== 201) throw new Error(`seeding the bench account failed: ${status} ${JSON.stringify(body)}`);
+	return (body!.data as { id: string }).id;
+}
+
+export interface LoggedRequest {
+	method: string;
+	path: string;
+	status: number | null;
+	time: string;
+	durationMs: number;
+	keyLast4: string | null;
+}
+
+export async function requestLog(url: string, key: string): Promise<LoggedRequest[]> {
+	const { body } = await call(url, 'GET', '/__emulator/requests');
+	return (body!.data as LoggedRequest[]).filter((r) => r.keyLast4 === key.slice(-4) && r.method === 'POST' && r.path === SEND_PATH);
+}
+
+export async function clearRequestLog(url: string) {
+	await call(url, 'DELETE', '/__emulator/requests');
+}
+
+export interface MessageRecord {
+	reference: string | null;
+	createdAt: string;
+	batchId: string | null;
+}
+
+export async function messages(url: string, accountId: string): Promise<MessageRecord[]> {
+	const { body } = await call(url, 'GET', `/__emulator/messages?accountId=${encodeURIComponent(accountId)}`);
+	return body!.data as MessageRecord[];
+}
+
+/** Calls, 429s and the achieved rate of accepted calls, from the emulator's arrival times. */
+export function logFigures(log: LoggedRequest[], rate: number) {
+	const ok = log.filter((r) => r.status !== null && r.status < 400);
+	const times = ok.map((r) => Date.parse(r.time)).sort((a, b) => a - b);
+	const spanMs = times.length > 1 ? times[times.length - 1] - times[0] : 0;
+	// n calls at rate r take (n − 1)/r seconds from the first to the last arrival.
+	const achievedRate = times.length > 1 && spanMs > 0 ? ((times.length - 1) * 1000) / spanMs : null;
+	return {
+		calls: log.length,
+		okCalls: ok.length,
+		rateLimited: log.filter((r) => r.status === 429).length,
+		otherErrors: log.filter((r) => r.status === null || (r.status >= 400 && r.status !== 429)).length,
+		achievedRate,
+		rateRatio: achievedRate === null ? null : achievedRate / rate,
+		firstArrival: times[0] ?? null,
+		lastArrival: times[times.length - 1] ?? null,
+	};
+}
+
+export const round = (value: number | null | undefined, digits = 2) =>
+	value === null || value === undefined || !Number.isFinite(value) ? null : Number(value.toFixed(digits));
