@@ -83,3 +83,23 @@ export const checkBalanceField = (what: string): INodeProperties => ({
 	default: false,
 	description: `Whether to compare the credits this ${what} needs with the account balance first, and stop before sending anything when they are short. Needs the SVC Messaging Account API credential (email and password) as well.`,
 });
+
+/** n8n's usual pair for lists. */
+export const returnAllOrLimit: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		default: 50,
+		typeOptions: { minValue: 1 },
+		displayOptions: { show: { returnAll: [false] } },
+		description: 'Max number of results to return',
+	},
+];

@@ -5,26 +5,12 @@ import { mapItems } from '../../helpers/items';
 import { failItem } from '../../helpers/validation';
 import { apiRequest, type SvcContext } from '../../transport/request';
 import { SERVICE } from '../../transport/service';
+import { returnAllOrLimit } from '../common.descriptions';
 
 const STATUSES = ['CANCELLED', 'COMPLETED', 'DRAFT', 'FAILED', 'PAUSED', 'SCHEDULED', 'SENDING'];
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		default: 50,
-		typeOptions: { minValue: 1 },
-		displayOptions: { show: { returnAll: [false] } },
-		description: 'Max number of results to return',
-	},
+	...returnAllOrLimit,
 	{
 		displayName: 'Filters',
 		name: 'filters',

@@ -7,24 +7,10 @@ import { failItem } from '../../helpers/validation';
 import { fetchTemplatePage } from '../../methods/chatTemplates';
 import { SERVICE } from '../../transport/service';
 import { languageDescription } from './descriptions';
+import { returnAllOrLimit } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		default: 50,
-		typeOptions: { minValue: 1 },
-		displayOptions: { show: { returnAll: [false] } },
-		description: 'Max number of results to return',
-	},
+	...returnAllOrLimit,
 	{
 		displayName: 'Filters',
 		name: 'filters',

@@ -4,24 +4,10 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { mapItems } from '../../helpers/items';
 import { apiRequest, unwrap } from '../../transport/request';
 import { SERVICE } from '../../transport/service';
+import { returnAllOrLimit } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: true,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		default: 50,
-		typeOptions: { minValue: 1 },
-		displayOptions: { show: { returnAll: [false] } },
-		description: 'Max number of results to return',
-	},
+	...returnAllOrLimit,
 	{
 		displayName: 'Filters',
 		name: 'filters',

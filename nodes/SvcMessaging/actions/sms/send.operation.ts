@@ -1,16 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { assertBalance } from '../../helpers/balance';
 import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
 import { analyzeMessage, type MessageStats } from '../../helpers/segments';
-import { sendLedger } from '../../helpers/sendLedger';
-import { failureOf, finishSend, outputFailure, type ItemFailure } from '../../helpers/sending';
+import { postOnce, prepareAll, type PreparedPost } from '../../helpers/postOnce';
 import { failItem, parseItem } from '../../helpers/validation';
 import { toUtcIso } from '../../helpers/dateTime';
-import { mayHaveBeenProcessed } from '../../transport/errors';
-import { apiRequest, getServiceCredentials, unwrap } from '../../transport/request';
+import { getServiceCredentials } from '../../transport/request';
 import { SERVICE, SMS_LIMITS } from '../../transport/service';
 import {
 	checkBalanceField,
@@ -147,81 +145,38 @@ export function futureTime(ctx: IExecuteFunctions, value: unknown, i: number): s
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const prepared: Array<PreparedSms | ItemFailure> = items.map((_, i) => {
-		try {
-			return prepare(this, i);
-		} catch (error) {
-			return failureOf(this, error, i);
-		}
+	const sandbox = String((await getServiceCredentials.call(this, 'apiKey')).apiKey ?? '').startsWith('svc_test_');
+	const prepared = await prepareAll(this, items, async (i): Promise<PreparedPost> => {
+		const { body, stats } = prepare(this, i);
+		return {
+			body,
+			identity: { phoneNumber: body.phoneNumber },
+			output: (data) => ({
+				accepted: true,
+				...data,
+				encoding: stats.encoding,
+				characters: stats.characters,
+				...(body.reference ? { reference: body.reference } : {}),
+				...(body.scheduledAt ? { scheduledAt: body.scheduledAt } : {}),
+				...(sandbox ? { sandbox: true } : {}),
+			}),
+		};
 	});
-	const invalid = prepared.filter((p): p is ItemFailure => 'error' in p);
-	if (invalid.length && !this.continueOnFail()) throw invalid[0].error;
+	const messages = prepared.filter((p): p is PreparedPost => 'body' in p).map((p) => p.body.message as string);
 
 	if (this.getNodeParameter('checkBalance', 0, false)) {
-		const needed = prepared.reduce((sum, p) => sum + ('stats' in p ? p.stats.credits : 0), 0);
-		await assertBalance(this, needed);
+		await assertBalance(this, messages.reduce((sum, message) => sum + analyzeMessage(message).credits, 0));
 	}
-
-	const sandbox = String((await getServiceCredentials.call(this, 'apiKey')).apiKey ?? '').startsWith('svc_test_');
-	const ledger = sendLedger(this);
-	const failures: ItemFailure[] = [...invalid];
-	let accepted = 0;
-
-	const output = await Promise.all(
-		prepared.map(async (p, i): Promise<INodeExecutionData> => {
-			if ('error' in p) return outputFailure(p, { phoneNumber: this.getNodeParameter('phoneNumber', i, '') });
-			const payload = JSON.stringify(p.body);
-			const known = ledger.get(i, payload);
-			if (known?.outcome === 'accepted') {
-				accepted++;
-				return { json: known.json, pairedItem: { item: i } };
-			}
-			try {
-				if (known?.outcome === 'unknown') {
-					throw new NodeOperationError(this.getNode(), known.message, {
-						itemIndex: i,
-						description: known.description,
-					});
-				}
-				const data = unwrap<IDataObject>(
-					await apiRequest.call(this, { method: 'POST', path: SERVICE.paths.sendSms, auth: 'apiKey', body: p.body, itemIndex: i }),
-				);
-				const json: IDataObject = {
-					accepted: true,
-					...data,
-					encoding: p.stats.encoding,
-					characters: p.stats.characters,
-					...(p.body.reference ? { reference: p.body.reference } : {}),
-					...(p.body.scheduledAt ? { scheduledAt: p.body.scheduledAt } : {}),
-					...(sandbox ? { sandbox: true } : {}),
-				};
-				ledger.set(i, payload, { outcome: 'accepted', json });
-				accepted++;
-				return { json, pairedItem: { item: i } };
-			} catch (error) {
-				const failure = failureOf(this, error, i);
-				if (mayHaveBeenProcessed(failure.error)) {
-					ledger.set(i, payload, {
-						outcome: 'unknown',
-						message: failure.error.message,
-						description: failure.error.description ?? undefined,
-					});
-				}
-				failures.push(failure);
-				return outputFailure(failure, { phoneNumber: p.body.phoneNumber });
-			}
-		}),
-	);
-	failures.sort((a, b) => a.itemIndex - b.itemIndex);
-	addSendHints(this, prepared);
-	return finishSend(this, output, failures, accepted);
+	addSendHints(this, messages);
+	return await postOnce(this, prepared, SERVICE.paths.sendSms, 'message', (i) => ({
+		phoneNumber: this.getNodeParameter('phoneNumber', i, ''),
+	}));
 }
 
 const BULK_HINT_THRESHOLD = 20;
 
 /** Things users get wrong with Send, shown under the node's output. */
-function addSendHints(ctx: IExecuteFunctions, prepared: Array<PreparedSms | ItemFailure>) {
-	const messages = prepared.filter((p): p is PreparedSms => 'body' in p).map((p) => p.body.message as string);
+function addSendHints(ctx: IExecuteFunctions, messages: string[]) {
 	if (messages.length >= BULK_HINT_THRESHOLD && new Set(messages).size === 1) {
 		ctx.addExecutionHints({
 			message: `All ${messages.length} items got the same message: "Send Bulk" sends it to up to the plan's recipients per call in one request, which is much faster.`,
