@@ -134,7 +134,12 @@ export function logFigures(log: LoggedRequest[], rate: number) {
 	const spanMs = times.length > 1 ? times[times.length - 1] - times[0] : 0;
 	// n calls at rate r take (n − 1)/r seconds from the first to the last arrival.
 	const achievedRate = times.length > 1 && spanMs > 0 ? ((times.length - 1) * 1000) / spanMs : null;
+	// Share of that span the emulator spent answering these calls (one at a time, in one thread):
+	// near 1, calls arrive at the emulator's pace, not at the plan's.
+	const byArrival = [...ok].sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
+	const busyMs = byArrival.slice(0, -1).reduce((sum, r) => sum + r.durationMs, 0);
 	return {
+		serviceBusy: spanMs > 0 ? busyMs / spanMs : null,
 		calls: log.length,
 		okCalls: ok.length,
 		rateLimited: log.filter((r) => r.status === 429).length,

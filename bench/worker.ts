@@ -3,7 +3,7 @@
  * one scenario at a time as the orchestrator asks, and measures around each execution: wall time,
  * this process's CPU time (the emulator is another process) and RSS.
  */
-import { mkdtempSync } from 'fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
@@ -40,10 +40,13 @@ export interface ExecutionFigures {
 export interface WorkerResult {
 	id: string;
 	wallMs: number;
+	/** Date.now() when the execution(s) started and ended (the emulator logs the same clock) */
+	startedAt: number;
+	endedAt: number;
 	cpuMs: number;
 	rssBeforeMb: number;
 	rssPeakGrowthMb: number;
-	heapPeakGrowthMb: number;
+	heapGrowthMb: number;
 	executions: ExecutionFigures[];
 }
 
@@ -68,6 +71,28 @@ function parameters(scenario: NodeScenario, reference: string): IDataObject {
 
 const mb = (bytes: number) => bytes / 1024 / 1024;
 
+/**
+ * Peak RSS without sampling (a 5 ms sampler costs ~20 ms CPU a second, more than the node): Linux
+ * keeps the high-water mark (VmHWM) and resets it to the current RSS on `5` > /proc/self/clear_refs.
+ * Elsewhere the process's maxRSS, which only shows a peak above every earlier one.
+ */
+function resetPeakRss(): boolean {
+	try {
+		writeFileSync('/proc/self/clear_refs', '5');
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+function peakRss(resettable: boolean): number {
+	if (resettable) {
+		const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+		if (match) return Number(match[1]) * 1024;
+	}
+	return process.resourceUsage().maxRSS * 1024;
+}
+
 async function run(scenario: NodeScenario, url: string): Promise<WorkerResult> {
 	const { executeNode } = await import('../test/helpers/n8n');
 	const executions = scenario.executions ?? 1;
@@ -75,17 +100,12 @@ async function run(scenario: NodeScenario, url: string): Promise<WorkerResult> {
 	const credentials = { svcMessagingApi: { baseUrl: url, apiKey: scenario.key, plan: scenario.plan } };
 
 	global.gc?.();
-	const rssBefore = process.memoryUsage().rss;
 	const heapBefore = process.memoryUsage().heapUsed;
-	const maxRssBefore = process.resourceUsage().maxRSS * 1024;
-	let rssPeak = rssBefore;
-	let heapPeak = heapBefore;
-	// process.memoryUsage.rss() is a cheap system call (memoryUsage() walks the heap's spaces).
-	const sampler = setInterval(() => {
-		rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
-	}, 5);
+	const resettable = resetPeakRss();
+	const rssBefore = process.memoryUsage.rss();
 
 	const cpu = process.cpuUsage();
+	const startedAt = Date.now();
 	const started = performance.now();
 	const figures = await Promise.all(
 		inputs.map(async (items, e): Promise<ExecutionFigures> => {
@@ -101,23 +121,21 @@ async function run(scenario: NodeScenario, url: string): Promise<WorkerResult> {
 		}),
 	);
 	const wallMs = performance.now() - started;
+	const endedAt = Date.now();
 	const used = process.cpuUsage(cpu);
-	clearInterval(sampler);
-	const usage = process.memoryUsage();
-	rssPeak = Math.max(rssPeak, usage.rss);
-	heapPeak = Math.max(heapPeak, usage.heapUsed);
-	// heapPeak is only the heap at the end (sampling it would cost CPU); RSS is the peak.
-	// The kernel's high-water mark catches a peak between two samples (when it is this scenario's).
-	const maxRssAfter = process.resourceUsage().maxRSS * 1024;
-	if (maxRssAfter > maxRssBefore) rssPeak = Math.max(rssPeak, maxRssAfter);
+	const rssPeak = Math.max(peakRss(resettable), process.memoryUsage.rss());
+	// The heap when the execution ended (its peak would need sampling).
+	const heapAfter = process.memoryUsage().heapUsed;
 
 	return {
 		id: scenario.id,
 		wallMs,
+		startedAt,
+		endedAt,
 		cpuMs: (used.user + used.system) / 1000,
 		rssBeforeMb: mb(rssBefore),
 		rssPeakGrowthMb: mb(rssPeak - rssBefore),
-		heapPeakGrowthMb: mb(heapPeak - heapBefore),
+		heapGrowthMb: mb(heapAfter - heapBefore),
 		executions: figures,
 	};
 }

@@ -3,7 +3,10 @@
  * test file (n8n takes 15-30 s to start). Test files reach them through ./context.ts, which reads
  * the environment variables set here (jest starts its workers after this ran).
  */
-import { startStack, targetInfo, type Stack } from './harness';
+import { readdirSync } from 'fs';
+import { join } from 'path';
+
+import { readWorkflow, ROOT, startStack, targetInfo, type Stack } from './harness';
 
 declare global {
 	// eslint-disable-next-line no-var
@@ -17,8 +20,15 @@ export default async function globalSetup(): Promise<void> {
 	const started = Date.now();
 	const verbose = process.env.E2E_VERBOSE === '1';
 	process.stdout.write(`\n[e2e] starting the emulator and n8n ${info.version}...\n`);
+	// Imported as a user imports them (fixed ids, pinned sample input): editor.e2e.test.ts runs them.
+	const workflows = ['test/e2e/workflows', 'examples'].flatMap((dir) =>
+		readdirSync(join(ROOT, dir))
+			.filter((f) => f.endsWith('.json'))
+			.map((f) => readWorkflow(join(ROOT, dir, f))),
+	);
 	const stack = await startStack({
 		timeScale: E2E_TIME_SCALE,
+		workflows,
 		verbose,
 		log: verbose ? (line) => process.stdout.write(`${line}\n`) : undefined,
 	});

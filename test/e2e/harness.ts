@@ -17,6 +17,8 @@ import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 
 export const ROOT = resolve(__dirname, '..', '..');
+/** The package loaded into n8n (built dist/ + package.json); E2E_PACKAGE_DIR points at another build. */
+export const PACKAGE_ROOT = resolve(process.env.E2E_PACKAGE_DIR ?? ROOT);
 export const PACKAGE_NAME = 'n8n-nodes-svc-messaging';
 export const NODE_TYPE = `${PACKAGE_NAME}.svcMessaging`;
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.svcMessagingTrigger`;
@@ -62,14 +64,15 @@ export function targetInfo(target: Target = (process.env.N8N_E2E_TARGET as Targe
 	};
 }
 
+/** Installed and complete: scripts/install-n8n.sh writes the marker last. */
 export function isInstalled(info: TargetInfo): boolean {
-	return existsSync(info.n8nBin) && existsSync(info.nodeBin);
+	return existsSync(join(info.dir, '.install-complete')) && existsSync(info.n8nBin) && existsSync(info.nodeBin);
 }
 
 /** Runs scripts/install-n8n.sh (a no-op when installed), streaming its progress messages. */
 export function ensureInstalled(info: TargetInfo, log: (line: string) => void = console.log): void {
 	if (isInstalled(info)) return;
-	log(`n8n ${info.version} is not installed yet: installing it into .n8n-e2e/ (once; cached afterwards).`);
+	log(`n8n ${info.version} is not installed yet: installing it into .n8n-e2e/ (once, ${info.target === '2' ? '5-7' : '4-6'} minutes; cached afterwards).`);
 	const result = spawnSync('bash', [join(ROOT, 'scripts', 'install-n8n.sh'), info.target], { stdio: 'inherit' });
 	if (result.status !== 0 || !isInstalled(info)) throw new Error(`Installing n8n ${info.version} failed`);
 }
@@ -412,6 +415,15 @@ export class N8nClient {
 		return res.body;
 	}
 
+	private writes: Promise<unknown> = Promise.resolve();
+
+	/** Runs `fn` after every earlier write of this client (n8n's SQLite takes one writer at a time). */
+	protected serial<T>(fn: () => Promise<T>): Promise<T> {
+		const next = this.writes.then(fn, fn);
+		this.writes = next.catch(() => undefined);
+		return next;
+	}
+
 	/** Creates a workflow through the public API; returns its id. */
 	async createWorkflow(workflow: WorkflowJson): Promise<string> {
 		const body = {
@@ -420,20 +432,26 @@ export class N8nClient {
 			connections: workflow.connections,
 			settings: { executionOrder: 'v1', ...(workflow.settings ?? {}) },
 		};
-		const created = await this.api<{ id: string }>('POST', '/workflows', body);
+		const created = await this.serial(() => this.api<{ id: string }>('POST', '/workflows', body));
 		return created.id;
 	}
 
+	/** Saves nodes, connections and name of a workflow through the public API. */
+	async updateWorkflow(id: string, workflow: WorkflowJson): Promise<void> {
+		const body = { name: workflow.name, nodes: workflow.nodes, connections: workflow.connections, settings: { executionOrder: 'v1' } };
+		await this.serial(() => this.api('PUT', `/workflows/${id}`, body));
+	}
+
 	async activate(id: string): Promise<void> {
-		await this.api('POST', `/workflows/${id}/activate`);
+		await this.serial(() => this.api('POST', `/workflows/${id}/activate`));
 	}
 
 	async deactivate(id: string): Promise<void> {
-		await this.api('POST', `/workflows/${id}/deactivate`);
+		await this.serial(() => this.api('POST', `/workflows/${id}/deactivate`));
 	}
 
 	async deleteWorkflow(id: string): Promise<void> {
-		await this.api('DELETE', `/workflows/${id}`).catch(() => undefined);
+		await this.serial(() => this.api('DELETE', `/workflows/${id}`)).catch(() => undefined);
 	}
 
 	/** Executions of a workflow, newest first (ids are numeric strings). */
@@ -497,6 +515,39 @@ export class N8nClient {
 	async startRun(workflow: WorkflowJson, body: unknown = {}) {
 		const prepared = await this.prepareRun(workflow);
 		return prepared.post(body);
+	}
+
+	/**
+	 * Runs a stored workflow the way the editor's "Execute workflow" button does (REST, manual
+	 * mode, the trigger's pinned data as input), and returns the finished execution.
+	 */
+	async runManual(workflowId: string, options: { edit?: (workflow: WorkflowJson) => void; timeoutMs?: number } = {}): Promise<Execution> {
+		const { data: workflowData } = await this.rest<{ data: WorkflowJson & { pinData?: Record<string, unknown> } }>('GET', `/rest/workflows/${workflowId}`);
+		if (options.edit) {
+			// The editor saves before it runs (n8n 2.x runs the saved workflow, 1.x the one sent along).
+			options.edit(workflowData);
+			await this.updateWorkflow(workflowId, workflowData);
+		}
+		const trigger =
+			workflowData.nodes.find((n) => workflowData.pinData?.[n.name] !== undefined) ??
+			workflowData.nodes.find((n) => /trigger|webhook/i.test(n.type));
+		const before = new Set((await this.executions(workflowId, false)).map((e) => e.id));
+		const started = await this.rest<{ data: { executionId?: string; waitingForWebhook?: boolean } }>('POST', `/rest/workflows/${workflowId}/run`, {
+			workflowData,
+			...(trigger ? { triggerToStartFrom: { name: trigger.name } } : {}),
+		});
+		if (started.data.waitingForWebhook) throw new Error(`Workflow ${workflowId} waits for a test webhook call: pin data on its trigger`);
+		const executionId = started.data.executionId;
+		return await waitFor(
+			`manual execution of workflow ${workflowId}`,
+			async () => {
+				const list = await this.executions(workflowId, true);
+				const found = list.find((e) => (executionId ? e.id === String(executionId) : !before.has(e.id)));
+				return found && FINAL.has(found.status) ? found : undefined;
+			},
+			options.timeoutMs ?? 60_000,
+			100,
+		);
 	}
 
 	/** Creates and activates the workflow; post() then starts one execution. */
@@ -590,6 +641,9 @@ export class N8n extends N8nClient {
 			N8N_USER_FOLDER: this.userFolder,
 			N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
 			DB_TYPE: 'sqlite',
+			// WAL mode with read connections, as n8n recommends (without it, concurrent REST writes can
+			// leave the single connection in a broken transaction: "no such savepoint").
+			DB_SQLITE_POOL_SIZE: '2',
 			N8N_DIAGNOSTICS_ENABLED: 'false',
 			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 			N8N_TEMPLATES_ENABLED: 'false',
@@ -608,6 +662,8 @@ export class N8n extends N8nClient {
 			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
 			EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
 			EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
+			// The workflows' timezone (scheduled times are entered in it): the service's region.
+			GENERIC_TIMEZONE: 'Africa/Nairobi',
 			...this.info.extraEnv,
 			...(this.options.env ?? {}),
 			...extra,
@@ -654,7 +710,7 @@ export class N8n extends N8nClient {
 
 	/** Copies package.json and dist/ (not a symlink: the package must resolve n8n-workflow from n8n). */
 	stagePackage(): void {
-		const dist = join(ROOT, 'dist');
+		const dist = join(PACKAGE_ROOT, 'dist');
 		if (!existsSync(join(dist, 'nodes', 'SvcMessaging', 'SvcMessaging.node.js'))) {
 			throw new Error('dist/ is missing: run `npm run build` first');
 		}
@@ -662,12 +718,12 @@ export class N8n extends N8nClient {
 		const target = join(nodesDir, 'node_modules', PACKAGE_NAME);
 		rmSync(target, { recursive: true, force: true });
 		mkdirSync(join(target, 'node_modules'), { recursive: true });
-		const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; version: string };
-		cpSync(join(ROOT, 'package.json'), join(target, 'package.json'));
+		const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; version: string };
+		cpSync(join(PACKAGE_ROOT, 'package.json'), join(target, 'package.json'));
 		cpSync(dist, join(target, 'dist'), { recursive: true });
 		// The runtime dependencies, as npm would install them next to the package.
 		for (const dep of Object.keys(pkg.dependencies ?? {})) {
-			symlinkSync(join(ROOT, 'node_modules', dep), join(target, 'node_modules', dep), 'dir');
+			symlinkSync(join(PACKAGE_ROOT, 'node_modules', dep), join(target, 'node_modules', dep), 'dir');
 		}
 		// What n8n writes when a community package is installed (its nodes folder is an npm project).
 		const nodesPkg = join(nodesDir, 'package.json');
@@ -733,13 +789,28 @@ export class N8n extends N8nClient {
 			async () => {
 				if (exited) throw new FatalWaitError(`n8n start exited (${exitCode}):\n${this.recentOutput(60)}`);
 				// /healthz answers before the REST routes exist: wait for the settings endpoint.
-				const res = await http('GET', `${this.url}/rest/settings`, undefined, {}, 2_000).catch(() => undefined);
-				return res?.status === 200 ? true : undefined;
+				// While it starts (migrations) n8n answers every path with 200 "n8n is starting up".
+				const res = await http<{ data?: unknown }>('GET', `${this.url}/rest/settings`, undefined, {}, 2_000).catch(() => undefined);
+				return res?.status === 200 && typeof res.body === 'object' && res.body?.data ? true : undefined;
 			},
 			120_000,
 			200,
 		);
-		await this.setupOwner(this.options.owner);
+		// The REST controllers register a moment after /rest/settings answers (n8n 2.x): retry a 404.
+		await waitFor(
+			'the owner setup endpoint',
+			async () => {
+				try {
+					await this.setupOwner(this.options.owner);
+					return true;
+				} catch (error) {
+					if (/Cannot POST|starting up/.test(String((error as Error).message))) return undefined;
+					throw new FatalWaitError(String((error as Error).message));
+				}
+			},
+			60_000,
+			250,
+		);
 		this.timings.startMs = Date.now() - t1;
 	}
 
@@ -914,6 +985,8 @@ export async function startStack(options: {
 	userFolder?: string;
 	verbose?: boolean;
 	log?: (line: string) => void;
+	/** extra environment for n8n */
+	env?: Record<string, string>;
 }): Promise<Stack> {
 	const emulator = await startEmulatorProcess({ port: options.emulatorPort, timeScale: options.timeScale, log: options.log });
 	try {
@@ -927,6 +1000,7 @@ export async function startStack(options: {
 			workflows: options.workflows,
 			verbose: options.verbose,
 			log: options.log,
+			env: options.env,
 		});
 		return {
 			emulator,

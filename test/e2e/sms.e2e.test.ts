@@ -3,7 +3,7 @@
  * started through its Webhook node, outputs read from the saved execution and checked against
  * what the emulator recorded.
  */
-import { e2e, expectSuccess, jsonOf, out, pairedIndex, withNode, workflow } from './context';
+import { e2e, expectSuccess, jsonOf, out, pairedIndex, waitFor, withNode, workflow } from './context';
 
 const { n8n, emulator } = e2e();
 const run = Date.now().toString(36);
@@ -46,7 +46,7 @@ describe('SMS → Send', () => {
 		const recorded = (await emulator.messages()).filter((m) => m.reference === ref);
 		expect(recorded.map((m) => [m.phoneNumber, m.message, m.senderId]).sort()).toEqual(
 			[
-				['+254712000101', 'Your code is 4821', 'SVCTEST'],
+				['+254712000101', 'Your code is 4821', 'SVCSMS'], // the service's default sender ID
 				['+254712000102', 'Karibu! Asante sana 😀', 'ACMEKE'],
 			].sort(),
 		);
@@ -157,14 +157,15 @@ describe('SMS lookups', () => {
 
 		// Wait for the emulator's lifecycle (scaled) to reach a final status.
 		const final = ['DELIVERED', 'FAILED', 'EXPIRED'];
-		const deadline = Date.now() + 20_000;
-		while (Date.now() < deadline) {
-			const messages = [...(await emulator.messages({ batchId })), ...(await emulator.messages())].filter(
-				(m) => m.batchId === batchId || m.reference === ref,
-			);
-			if (messages.length === 4 && messages.every((m) => final.includes(m.status))) break;
-			await new Promise((r) => setTimeout(r, 200));
-		}
+		await waitFor(
+			'the four messages to reach a final status',
+			async () => {
+				const messages = (await emulator.messages()).filter((m) => m.batchId === batchId || m.reference === ref);
+				return messages.length === 4 && messages.every((m) => final.includes(m.status)) ? true : undefined;
+			},
+			20_000,
+			200,
+		);
 
 		const lookup = await n8n.run(workflow('sms-get-message'), {
 			items: [{ messageId: okMessage.messageId }, { messageId: failing.messageId }, { messageId: 'msg_does_not_exist' }],

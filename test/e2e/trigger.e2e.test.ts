@@ -256,7 +256,11 @@ describe('SVC Messaging Trigger with the emulator’s webhooks', () => {
 			await emulator.patchAccount('acc_demo', { webhookSecret: WEBHOOK_SECRET });
 		}
 		const attempts = (await waitDelivered([messageId])).filter((a) => a.event === 'message.delivered');
-		expect(attempts.sort((a, b) => a.attempt - b.attempt).map((a) => a.status)).toEqual([401, 200]);
+		// 401 until the secret matched again (normally only the first attempt), then one 200.
+		const statuses = attempts.sort((a, b) => a.attempt - b.attempt).map((a) => a.status);
+		expect(statuses[0]).toBe(401);
+		expect(statuses.at(-1)).toBe(200);
+		expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
 		const [execution] = await settledExecutions(trigger.id, 1);
 		expect(triggerItem(execution)).toMatchObject({ event: 'message.delivered', messageId });
 		await n8n.deactivate(trigger.id);

@@ -8,7 +8,11 @@ import type { PlanLimits } from './service';
  * concurrent workflows on the same key together stay within the plan's request rate.
  */
 export interface KeyLimiter {
-	schedule<T>(task: () => Promise<T>): Promise<T>;
+	/**
+	 * Runs `task` when the key's rate allows. `lane` names the caller (see laneOf): waiting requests
+	 * of different lanes take turns, so concurrent executions on one key get an equal share.
+	 */
+	schedule<T>(task: () => Promise<T>, lane?: string): Promise<T>;
 	/** A 429 arrived: hold every request on this key for `waitMs`, then go on a little slower. */
 	penalize(waitMs: number): void;
 	/** A request succeeded: drift back toward the plan's rate. */
@@ -40,17 +44,38 @@ function createLimiter(limits: PlanLimits): KeyLimiter {
 	const lookahead = Math.max(1, Math.ceil(limits.requestsPerSecond / 4));
 	const bottleneck = new Bottleneck({ minTime: baseMinTime, maxConcurrent: lookahead });
 	const gate = async () => {};
+	// Waiting requests per lane, and the lanes with waiting requests in turn order.
+	const lanes = new Map<string, Array<() => void>>();
+	const turns: string[] = [];
+	const next = () => {
+		const lane = turns.shift()!;
+		const queue = lanes.get(lane)!;
+		queue.shift()!();
+		if (queue.length) turns.push(lane);
+		else lanes.delete(lane);
+	};
 
 	return {
 		limits,
-		async schedule<T>(task: () => Promise<T>) {
-			await bottleneck.schedule(gate);
+		async schedule<T>(task: () => Promise<T>, lane = '') {
+			// Every request adds one gate; each gate that passes starts the next lane's oldest request.
+			const started = new Promise<void>((resolve) => {
+				const queue = lanes.get(lane);
+				if (queue) queue.push(resolve);
+				else {
+					lanes.set(lane, [resolve]);
+					turns.push(lane);
+				}
+			});
+			void bottleneck.schedule(gate).then(next);
+			await started;
 			return await task();
 		},
 		penalize(waitMs: number) {
 			pausedUntil = Math.max(pausedUntil, Date.now() + waitMs);
 			slowdown = Math.min(MAX_SLOWDOWN, slowdown * SLOWDOWN_FACTOR);
-			// An empty reservoir holds every gate; when it is lifted they pass at the (slower) minTime spacing.
+			// An empty reservoir holds every gate not yet given a start time (those of the next quarter
+			// second still pass); when it is lifted they pass at the (slower) minTime spacing.
 			void bottleneck.updateSettings({ reservoir: 0, minTime: baseMinTime * slowdown });
 			void sleep(waitMs).then(() => {
 				if (Date.now() >= pausedUntil) void bottleneck.updateSettings({ reservoir: null });
@@ -62,6 +87,11 @@ function createLimiter(limits: PlanLimits): KeyLimiter {
 			void bottleneck.updateSettings({ minTime: baseMinTime * slowdown });
 		},
 	};
+}
+
+/** The lane of a node's requests: its execution and node (a workflow's executions never share one). */
+export function laneOf(ctx: { getExecutionId?: () => string | undefined; getNode: () => { name: string } }): string {
+	return `${ctx.getExecutionId?.() ?? ''}\u0000${ctx.getNode().name}`;
 }
 
 /** The key is kept in process memory only (as n8n keeps decrypted credentials); it is never logged. */
@@ -77,12 +107,12 @@ export function limiterFor(baseUrl: string, apiKey: string, limits: PlanLimits):
 
 /**
  * How many requests one execution keeps waiting in (or passing through) a key's shared limiter:
- * two seconds of the plan's rate. Enough to keep the limiter busy whatever the round-trip time,
- * and small enough that the limiter's first-come queue interleaves concurrent executions on the
- * same key, each getting an equal share, instead of serving one execution's whole list first.
+ * half a second of the plan's rate. Enough to keep the limiter busy while a call takes up to about
+ * that long to answer, and small enough that concurrent executions on the key take turns soon
+ * even when their requests share a lane, instead of one execution's whole list going first.
  */
 export function requestWindow(limits: PlanLimits): number {
-	return Math.max(4, Math.ceil(2 * limits.requestsPerSecond));
+	return Math.max(2, Math.ceil(limits.requestsPerSecond / 2));
 }
 
 /**

@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { assertBalance } from '../../helpers/balance';
+import { perItemParameter } from '../../helpers/parameters';
 import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
 import { analyzeMessage, type MessageStats } from '../../helpers/segments';
 import { postOnce, prepareAll, type PreparedPost } from '../../helpers/postOnce';
@@ -103,35 +104,52 @@ export interface PreparedSms {
 	stats: MessageStats;
 }
 
-/** Reads, normalises and checks one item's parameters; throws before anything is sent. */
-function prepare(ctx: IExecuteFunctions, i: number): PreparedSms {
+/**
+ * Reads, normalises and checks one item's parameters; throws before anything is sent. Parameters
+ * without expressions are read once, and when message, sender ID and options are the same as the
+ * previous item's (the usual case) their checks are not repeated: only the phone number is.
+ */
+function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 	const node = ctx.getNode();
-	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
-	const phone = normalizePhoneNumber(
-		ctx.getNodeParameter('phoneNumber', i),
-		(options.defaultCountry as string) || undefined,
-		(options.numberCheck as NumberCheck) ?? 'mobile',
-	);
-	if (!phone.ok) failItem(node, i, `"Phone Number" ${phone.rule}`);
-	const fields = parseItem(
-		node,
-		sendSchema,
-		{
-			message: ctx.getNodeParameter('message', i),
-			senderId: (ctx.getNodeParameter('senderId', i, '', { extractValue: true }) as string) || undefined,
-			reference: (options.reference as string) || undefined,
-			webhookUrl: (options.webhookUrl as string) || undefined,
-		},
-		i,
-		LABELS,
-	);
-	const scheduledAt = futureTime(ctx, options.scheduledAt, i);
-	const body: IDataObject = { phoneNumber: phone.e164, message: fields.message };
-	for (const key of ['senderId', 'reference', 'webhookUrl'] as const) {
-		if (fields[key] !== undefined) body[key] = fields[key];
-	}
-	if (scheduledAt) body.scheduledAt = scheduledAt;
-	return { body, stats: analyzeMessage(fields.message) };
+	const readOptions = perItemParameter<IDataObject>(ctx, 'options', {});
+	const readPhone = perItemParameter<unknown>(ctx, 'phoneNumber', '');
+	const readMessage = perItemParameter<unknown>(ctx, 'message', '');
+	const readSender = perItemParameter<string>(ctx, 'senderId', '', true);
+	let last: { message: unknown; sender: unknown; options: unknown; fields: IDataObject; stats: MessageStats } | undefined;
+
+	return (i) => {
+		const options = readOptions(i);
+		const phone = normalizePhoneNumber(
+			readPhone(i),
+			(options.defaultCountry as string) || undefined,
+			(options.numberCheck as NumberCheck) ?? 'mobile',
+		);
+		if (!phone.ok) failItem(node, i, `"Phone Number" ${phone.rule}`);
+		const message = readMessage(i);
+		const sender = readSender(i);
+		if (!last || last.message !== message || last.sender !== sender || last.options !== options) {
+			const parsed = parseItem(
+				node,
+				sendSchema,
+				{
+					message,
+					senderId: sender || undefined,
+					reference: (options.reference as string) || undefined,
+					webhookUrl: (options.webhookUrl as string) || undefined,
+				},
+				i,
+				LABELS,
+			);
+			const scheduledAt = futureTime(ctx, options.scheduledAt, i);
+			const fields: IDataObject = { message: parsed.message };
+			for (const key of ['senderId', 'reference', 'webhookUrl'] as const) {
+				if (parsed[key] !== undefined) fields[key] = parsed[key];
+			}
+			if (scheduledAt) fields.scheduledAt = scheduledAt;
+			last = { message, sender, options, fields, stats: analyzeMessage(parsed.message) };
+		}
+		return { body: { phoneNumber: phone.e164, ...last.fields }, stats: last.stats };
+	};
 }
 
 export function futureTime(ctx: IExecuteFunctions, value: unknown, i: number): string | undefined {
@@ -146,8 +164,9 @@ export function futureTime(ctx: IExecuteFunctions, value: unknown, i: number): s
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const sandbox = String((await getServiceCredentials.call(this, 'apiKey')).apiKey ?? '').startsWith('svc_test_');
+	const prepare = preparer(this);
 	const prepared = await prepareAll(this, items, async (i): Promise<PreparedPost> => {
-		const { body, stats } = prepare(this, i);
+		const { body, stats } = prepare(i);
 		return {
 			body,
 			identity: { phoneNumber: body.phoneNumber },

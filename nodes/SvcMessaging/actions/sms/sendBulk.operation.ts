@@ -137,8 +137,6 @@ interface Recipient {
 	phoneNumber: string;
 	variables?: Record<string, string>;
 	group: Group;
-	/** The recipient's key in the send ledger (computed once). */
-	key?: string;
 	outcome?: Outcome;
 }
 
@@ -196,7 +194,7 @@ function readRecipients(ctx: IExecuteFunctions, items: INodeExecutionData[]) {
 				const groupKey = JSON.stringify(body);
 				group = groups.get(groupKey) ?? {
 					body,
-					id: createHash('sha256').update(groupKey).digest('base64'),
+					id: createHash('sha256').update(groupKey).digest('base64').slice(0, 12),
 					placeholders: placeholdersOf(text),
 					recipients: [],
 				};
@@ -207,7 +205,15 @@ function readRecipients(ctx: IExecuteFunctions, items: INodeExecutionData[]) {
 
 			const entries =
 				source === 'items'
-					? [{ phoneNumber: phone(i), variables: variablesFor(variablesSource, items[i].json, defined(i)) }]
+					? [
+							{
+								phoneNumber: phone(i),
+								variables:
+									variablesSource === 'allFields'
+										? fieldVariables(items[i].json, placeholders)
+										: variablesFor(variablesSource, items[i].json, defined(i)),
+							},
+						]
 					: listEntries(ctx, recipientList(i), i);
 			entries.forEach((entry, position) => {
 				const where = source === 'list' ? `recipient ${position}: ` : '';
@@ -222,8 +228,10 @@ function readRecipients(ctx: IExecuteFunctions, items: INodeExecutionData[]) {
 					if (missing.length) {
 						failItem(node, i, `${where}no value for the placeholder(s) ${missing.map((m) => `{{${m}}}`).join(', ')} of "Message"`);
 					}
+					// Only the message's placeholders go to the service (and into the retry ledger's key).
+					const variables = placeholders.length && entry.variables ? usedVariables(entry.variables, placeholders) : undefined;
 					slots.push({
-						recipient: { itemIndex: i, position, phoneNumber: normalized.e164, variables: entry.variables, group },
+						recipient: { itemIndex: i, position, phoneNumber: normalized.e164, variables, group },
 					});
 				} catch (error) {
 					slots.push({ failure: failureOf(ctx, error, i), phoneNumber: entry.phoneNumber });
@@ -234,6 +242,24 @@ function readRecipients(ctx: IExecuteFunctions, items: INodeExecutionData[]) {
 		}
 	}
 	return { groups, slots };
+}
+
+const hasOwn = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);
+
+/** "All Fields of the Item", reading only the fields the message's placeholders name. */
+function fieldVariables(json: IDataObject, placeholders: string[]): Record<string, string> {
+	const variables: Record<string, string> = {};
+	for (const name of placeholders) {
+		const value = hasOwn(json, name) ? json[name] : undefined;
+		if (value !== undefined && value !== null && typeof value !== 'object') variables[name] = String(value);
+	}
+	return variables;
+}
+
+function usedVariables(all: Record<string, string>, placeholders: string[]): Record<string, string> {
+	const variables: Record<string, string> = {};
+	for (const name of placeholders) if (hasOwn(all, name)) variables[name] = all[name];
+	return variables;
 }
 
 function variablesFor(
@@ -272,8 +298,14 @@ function listEntries(ctx: IExecuteFunctions, value: unknown, i: number) {
 	);
 }
 
-const ledgerKey = (r: Recipient) =>
-	(r.key ??= `${r.position}\u0000${r.phoneNumber}\u0000${r.group.id}\u0000${r.variables ? JSON.stringify(r.variables) : ''}`);
+const SENT_MARKER_ITEM = -1;
+const SENT_MARKER = 'sendBulk: sent';
+
+/** The recipient in the send ledger: short, since the ledger keeps it after the execution. */
+function ledgerKey(r: Recipient): string {
+	const values = r.variables ? r.group.placeholders.map((name) => r.variables![name] ?? '').join('\u0001') : '';
+	return `${r.position}\u0000${r.phoneNumber}\u0000${r.group.id}\u0000${values}`;
+}
 
 async function sendChunk(ctx: IExecuteFunctions, group: Group, chunk: Recipient[], ledger: SendLedger): Promise<void> {
 	const body: IDataObject = {
@@ -310,7 +342,9 @@ async function sendChunk(ctx: IExecuteFunctions, group: Group, chunk: Recipient[
 			return;
 		}
 		const message = messages[next++] ?? {};
-		const json: IDataObject = { accepted: true, batchId: data.batchId, ...message, phoneNumber: message.phoneNumber ?? r.phoneNumber };
+		// The recipient's own string when the service echoes the same number (one copy fewer for 100,000 recipients).
+		const phoneNumber = message.phoneNumber === undefined || message.phoneNumber === r.phoneNumber ? r.phoneNumber : message.phoneNumber;
+		const json: IDataObject = { accepted: true, batchId: data.batchId, ...message, phoneNumber };
 		ledger.set(r.itemIndex, ledgerKey(r), { outcome: 'accepted', json });
 		r.outcome = { ok: true, json };
 	});
@@ -353,12 +387,15 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	const limits = planLimits(credentials);
 	const perCall = limits.recipientsPerCall;
 	const ledger = sendLedger(this);
+	// Recipients can be in the ledger only when this node already sent in this run (n8n's Retry On
+	// Fail): only then is each one looked up (10,000 look-ups cost ~10 ms).
+	const sentBefore = ledger.get(SENT_MARKER_ITEM, SENT_MARKER) !== undefined;
 	const groups = new Set<Group>();
 	const chunks: Array<{ group: Group; recipients: Recipient[] }> = [];
 
 	for (const { recipient } of slots) {
 		if (!recipient) continue;
-		const known = ledger.get(recipient.itemIndex, ledgerKey(recipient));
+		const known = sentBefore ? ledger.get(recipient.itemIndex, ledgerKey(recipient)) : undefined;
 		if (known?.outcome === 'accepted') {
 			recipient.outcome = { ok: true, json: known.json };
 		} else if (known?.outcome === 'unknown') {
@@ -375,7 +412,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		}
 	}
 	// Concurrently through the key's shared limiter, a bounded number at a time (see requestWindow).
-	await inWindow(chunks.length, requestWindow(limits), async (n) => await sendChunk(this, chunks[n].group, chunks[n].recipients, ledger));
+	try {
+		await inWindow(chunks.length, requestWindow(limits), async (n) => await sendChunk(this, chunks[n].group, chunks[n].recipients, ledger));
+	} finally {
+		// After the recipients' entries: the ledger drops its oldest entries first.
+		ledger.set(SENT_MARKER_ITEM, SENT_MARKER, { outcome: 'unknown', message: 'Send Bulk sent in this run' });
+	}
 
 	const failures: ItemFailure[] = [];
 	let accepted = 0;

@@ -1,0 +1,121 @@
+/**
+ * `npm run dev`: the emulator plus the n8n editor on http://localhost:5678, with the package
+ * loaded (as an installed community package), credentials for the emulator, and the example
+ * workflows (examples/) and one workflow per operation (test/e2e/workflows/, with sample input
+ * pinned so that "Execute workflow" runs them) imported. Stop with Ctrl+C.
+ *
+ *   npm run dev                      keeps its n8n data in .n8n-e2e/dev/ between runs
+ *   npm run dev -- --fresh           starts from an empty n8n (workflows re-imported)
+ *   npm run dev -- --port 5678 --emulator-port 4010 --time-scale 1
+ */
+import { existsSync, readdirSync, rmSync } from 'fs';
+import { createServer } from 'net';
+import { join } from 'path';
+
+import {
+	CREDENTIAL_NAMES,
+	E2E_OWNER,
+	ensureInstalled,
+	readWorkflow,
+	ROOT,
+	startStack,
+	targetInfo,
+	WEBHOOK_SECRET,
+	type WorkflowJson,
+} from './harness';
+
+function arg(name: string, fallback: string): string {
+	const i = process.argv.indexOf(`--${name}`);
+	return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+async function portFree(port: number): Promise<boolean> {
+	return await new Promise((resolve) => {
+		const server = createServer();
+		server.once('error', () => resolve(false));
+		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+	});
+}
+
+function workflowsIn(dir: string): WorkflowJson[] {
+	return readdirSync(dir)
+		.filter((f) => f.endsWith('.json'))
+		.sort()
+		.map((f) => readWorkflow(join(dir, f)));
+}
+
+async function main() {
+	const port = Number(arg('port', '5678'));
+	const emulatorPort = Number(arg('emulator-port', '4010'));
+	const timeScale = Number(arg('time-scale', '1'));
+	const userFolder = join(ROOT, '.n8n-e2e', 'dev');
+	if (process.argv.includes('--fresh')) rmSync(userFolder, { recursive: true, force: true });
+	const firstRun = !existsSync(join(userFolder, '.n8n', 'database.sqlite'));
+
+	for (const [what, p, flag] of [
+		['n8n', port, '--port'],
+		['the emulator', emulatorPort, '--emulator-port'],
+	] as const) {
+		if (!(await portFree(p))) {
+			console.error(`Port ${p} (for ${what}) is in use. Stop what uses it, or choose another with \`npm run dev -- ${flag} <port>\`.`);
+			process.exit(1);
+		}
+	}
+
+	const info = targetInfo('1');
+	ensureInstalled(info);
+	const examples = workflowsIn(join(ROOT, 'examples'));
+	const perOperation = workflowsIn(join(ROOT, 'test', 'e2e', 'workflows'));
+	console.log(`Starting the emulator (port ${emulatorPort}) and n8n ${info.version} (port ${port})...`);
+	const stack = await startStack({
+		target: '1',
+		n8nPort: port,
+		emulatorPort,
+		timeScale,
+		userFolder,
+		// Only on the first run: later runs keep your changes (use --fresh to re-import).
+		workflows: firstRun ? [...examples, ...perOperation] : undefined,
+		env: { N8N_LISTEN_ADDRESS: '::', N8N_HOST: 'localhost', WEBHOOK_URL: `http://localhost:${port}/` },
+	});
+	// Delivery reports of examples/otp-send.json arrive here.
+	const tracking = examples.find((w) => w.id === 'svcExampleOtpTrack');
+	if (tracking?.id) await stack.n8n.activate(tracking.id).catch((e) => console.warn(`Could not activate "${tracking.name}": ${e}`));
+
+	const line = '─'.repeat(78);
+	console.log(`
+${line}
+ n8n editor   http://localhost:${port}
+ login        ${E2E_OWNER.email}  /  ${E2E_OWNER.password}
+ emulator     ${stack.emulator.url}   (time scale ${timeScale}; state is in memory, reset at each start)
+${line}
+ Credentials (already selected in the imported workflows):
+   ${CREDENTIAL_NAMES.starter}   key svc_test_starter_0001
+   ${CREDENTIAL_NAMES.free}      key svc_test_free_0001
+   ${CREDENTIAL_NAMES.business}  key svc_test_business_0001
+   ${CREDENTIAL_NAMES.account}   demo@svc.test / demo-password
+   Webhook secret of the demo account and of these credentials: ${WEBHOOK_SECRET}
+ Workflows: "SVC example · …" (examples/; "Track OTP delivery" is active) and
+   "E2E · <resource> · <operation>", one per operation, with sample input pinned on
+   their Input node: open one and click "Execute workflow".
+ Test numbers: …999 fails (DESTINATION_NOT_REACHABLE), …998 expires, …997 is blacklisted.
+ Chat opt-ins: +254712345678, +254712345679, +2348031234567.
+ n8n data: ${userFolder}${firstRun ? '' : '  (kept from an earlier run; --fresh re-imports)'}
+${line}
+Press Ctrl+C to stop.`);
+
+	const stop = async () => {
+		console.log('\nStopping n8n and the emulator...');
+		await stack.stop();
+		process.exit(0);
+	};
+	process.removeAllListeners('SIGINT');
+	process.removeAllListeners('SIGTERM');
+	process.once('SIGINT', () => void stop());
+	process.once('SIGTERM', () => void stop());
+	await new Promise(() => undefined);
+}
+
+main().catch((error) => {
+	console.error((error as Error)?.stack ?? String(error));
+	process.exit(1);
+});

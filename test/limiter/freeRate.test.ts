@@ -1,0 +1,48 @@
+/**
+ * Issue 3: 200 single sends on a Free key (5 requests/s) finish with zero 429s at ≥ 90 % of the
+ * allowed rate. The rate is a property of the emulator's request log — (n − 1) requests over the
+ * span between the first and the last arrival it recorded — not of a clock on this side, so a slow
+ * start (loading, the first connection) does not count; the limiter keeps a virtual schedule, so a
+ * busy event loop on a loaded machine delays single requests without lowering the rate.
+ * Takes ~40 s: the plan allows no faster.
+ */
+import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
+import { executeNode, shutdownN8nCore } from '../helpers/n8n';
+
+let emu: RunningEmulator;
+
+beforeAll(async () => {
+	emu = await startEmulator({ port: 0, timeScale: 1000 });
+});
+afterAll(async () => {
+	await emu.close();
+	await shutdownN8nCore();
+});
+
+it('200 single sends on a Free key: no 429, at ≥ 90 % of 5 requests/s', async () => {
+	const items = Array.from({ length: 200 }, (_, i) => ({ phone: `+2547${String(30_000_000 + i)}` }));
+	const [out] = await executeNode(
+		{
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				phoneNumber: '={{ $json.phone }}',
+				message: 'Your code is 123456',
+				senderId: { __rl: true, mode: 'list', value: '' },
+				options: {},
+			},
+			credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free' } },
+		},
+		items,
+	);
+	expect(out.filter((item) => item.json.accepted === true)).toHaveLength(200);
+
+	const log = emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/sms/send-api');
+	expect(log.filter((r) => r.status === 429)).toHaveLength(0);
+	expect(log.map((r) => r.status)).toEqual(Array(200).fill(202));
+	const arrivals = log.map((r) => Date.parse(r.time)).sort((a, b) => a - b);
+	const rate = ((arrivals.length - 1) * 1000) / (arrivals[arrivals.length - 1] - arrivals[0]);
+	expect(rate).toBeGreaterThanOrEqual(0.9 * 5);
+	// and never above the plan (the token bucket would have answered 429 anyway)
+	expect(rate).toBeLessThanOrEqual(5 * 1.05);
+}, 120_000);
