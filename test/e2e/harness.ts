@@ -840,9 +840,9 @@ export class N8n extends N8nClient {
 	}
 
 	async stop(): Promise<void> {
+		// CLI commands (import, execute) are awaited where they run; only the server is left.
 		if (this.server) await stopChild(this.server);
 		this.server = undefined;
-		for (const child of [...children]) await stopChild(child, 3_000);
 		if (this.ownFolder && !process.env.E2E_KEEP_FOLDER) rmSync(this.userFolder, { recursive: true, force: true });
 	}
 }

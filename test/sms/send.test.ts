@@ -187,8 +187,20 @@ describe('SMS → Send', () => {
 			expect(out.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 			expect(out[1].json).toMatchObject({ errorCode: 'VALIDATION_ERROR', errorMessage: expect.stringMatching(/Item 1: "Phone Number"/) });
 			expect(out[1].json.error).toBeUndefined();
-			expect(out[1].error).toBeInstanceOf(NodeOperationError);
+			// n8n would replace the fields of an item carrying `error` with { error } (see rejectedItem).
+			expect(out[1].error).toBeUndefined();
 			expect(emu.control.messages()).toHaveLength(2);
+		});
+
+		it('with "On Error → error output", rejected items carry n8n\'s error so n8n routes them there', async () => {
+			const [out] = await executeNode(
+				{ parameters: sendParameters(), credentials: apiKeyCredentials(emu.url), settings: { onError: 'continueErrorOutput' } },
+				[{ phone: '+254712345678' }, { phone: 'nonsense' }],
+			);
+			expect(out[0].error).toBeUndefined();
+			expect(out[1].error).toBeInstanceOf(NodeOperationError);
+			expect(out[1].json.error).toBeUndefined();
+			expect(out[1].json).toMatchObject({ accepted: false, errorCode: 'VALIDATION_ERROR' });
 		});
 	});
 

@@ -38,13 +38,16 @@ export async function mapItems(
 
 /**
  * A message that was not accepted. Deliberately no `json.error`: n8n's "Retry On Fail" re-runs the
- * whole node when the first output item has one, which would re-send every accepted message. The
- * `error` property still routes the item to the error output when "On Error" is set to it.
+ * whole node when the first output item has one, which would re-send every accepted message.
+ * n8n's `error` property is set only for "On Error → Continue (using error output)": it routes the
+ * item to the error output, but n8n also replaces the item's fields with `{ error }`, which would
+ * drop `accepted`, `errorCode` and the phone number from the regular output.
  */
 export function rejectedItem(
 	error: NodeApiError | NodeOperationError,
 	itemIndex: number,
 	extra: IDataObject = {},
+	toErrorOutput = false,
 ): INodeExecutionData {
 	const code = serviceErrorCode(error);
 	return {
@@ -55,7 +58,7 @@ export function rejectedItem(
 			errorMessage: error.message,
 			...(error.description ? { errorDescription: error.description } : {}),
 		},
-		error,
+		...(toErrorOutput ? { error } : {}),
 		pairedItem: { item: itemIndex },
 	};
 }

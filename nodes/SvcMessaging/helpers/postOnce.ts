@@ -52,7 +52,7 @@ export async function postOnce(
 	let accepted = 0;
 	const output = await Promise.all(
 		prepared.map(async (p, i): Promise<INodeExecutionData> => {
-			if ('error' in p) return outputFailure(p, identityOfInvalid(i));
+			if ('error' in p) return outputFailure(ctx, p, identityOfInvalid(i));
 			const payload = JSON.stringify(p.body);
 			const known = ledger.get(i, payload);
 			if (known?.outcome === 'accepted') {
@@ -80,7 +80,7 @@ export async function postOnce(
 					});
 				}
 				failures.push(failure);
-				return outputFailure(failure, p.identity);
+				return outputFailure(ctx, failure, p.identity);
 			}
 		}),
 	);

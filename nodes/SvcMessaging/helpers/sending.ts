@@ -45,6 +45,6 @@ export function failureOf(ctx: IExecuteFunctions, error: unknown, itemIndex: num
 	return { itemIndex, error: wrapError(ctx, error, itemIndex) };
 }
 
-export function outputFailure(failure: ItemFailure, extra: IDataObject = {}): INodeExecutionData {
-	return rejectedItem(failure.error, failure.itemIndex, extra);
+export function outputFailure(ctx: IExecuteFunctions, failure: ItemFailure, extra: IDataObject = {}): INodeExecutionData {
+	return rejectedItem(failure.error, failure.itemIndex, extra, ctx.getNode().onError === 'continueErrorOutput');
 }

@@ -424,7 +424,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	const output = slots.map((slot): INodeExecutionData => {
 		if (slot.failure) {
 			failures.push(slot.failure);
-			return outputFailure(slot.failure, slot.phoneNumber !== undefined ? { phoneNumber: String(slot.phoneNumber) } : {});
+			return outputFailure(this, slot.failure, slot.phoneNumber !== undefined ? { phoneNumber: String(slot.phoneNumber) } : {});
 		}
 		const outcome = slot.recipient!.outcome!;
 		if (outcome.ok) {
@@ -432,7 +432,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			return { json: outcome.json, pairedItem: { item: slot.recipient!.itemIndex } };
 		}
 		failures.push(outcome.failure);
-		return outputFailure(outcome.failure, {
+		return outputFailure(this, outcome.failure, {
 			phoneNumber: outcome.phoneNumber,
 			errorCode: serviceErrorCode(outcome.failure.error) ?? 'REJECTED',
 		});
