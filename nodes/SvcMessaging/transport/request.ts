@@ -9,7 +9,7 @@ import type {
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { serviceError, transportError } from './errors';
-import { limiterFor, type KeyLimiter } from './limiter';
+import { laneOf, limiterFor, type KeyLimiter } from './limiter';
 import { PLANS, type PlanLimits, type PlanName } from './service';
 
 export type SvcContext = IExecuteFunctions | ILoadOptionsFunctions;
@@ -136,7 +136,7 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 			})) as IN8nHttpFullResponse;
 		let response: IN8nHttpFullResponse;
 		try {
-			response = limiter ? await limiter.schedule(send) : await send();
+			response = limiter ? await limiter.schedule(send, laneOf(this)) : await send();
 		} catch (error) {
 			const httpCode = Number((error as { httpCode?: unknown }).httpCode);
 			if (httpCode >= 400) {
