@@ -207,7 +207,7 @@ async function createChecked(ctx: IExecuteFunctions, p: PreparedCampaign, i: num
 				error.description = `${error.description ?? ''} Deleting the draft campaign ${id} failed as well: delete it yourself.`.trim();
 			}
 		}
-		throw error;
+		throw wrapError(ctx, error, i);
 	}
 	if (!scheduledAt) return draft;
 	try {

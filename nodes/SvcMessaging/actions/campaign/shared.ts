@@ -10,6 +10,7 @@ import { apiRequest } from '../../transport/request';
 import { SERVICE, SMS_LIMITS } from '../../transport/service';
 import { senderIdLocator } from '../common.descriptions';
 import { senderIdSchema } from '../sms/send.operation';
+import { wrapError } from '../../helpers/items';
 
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'COMPLETED' | 'FAILED' | 'PAUSED' | 'CANCELLED';
 
@@ -286,7 +287,7 @@ export async function campaignRequest<T = IDataObject>(
 	try {
 		return await request();
 	} catch (error) {
-		if (!(error instanceof NodeApiError) || serviceErrorCode(error) !== 'INVALID_CAMPAIGN_STATUS') throw error;
+		if (!(error instanceof NodeApiError) || serviceErrorCode(error) !== 'INVALID_CAMPAIGN_STATUS') throw wrapError(ctx, error, i);
 		let campaign: IDataObject = {};
 		try {
 			campaign = await getCampaign(ctx, id, i);
@@ -319,6 +320,6 @@ export async function checkCampaignBalance(
 				`${outcome} Estimate: ${creditsPerRecipient} credit(s) per recipient (one per SMS segment of the message) × ` +
 				`${recipients} recipient(s). Top up credits in the dashboard, or turn off "Check Balance Before Sending".`;
 		}
-		throw error;
+		throw wrapError(ctx, error, itemIndex);
 	}
 }

@@ -12,6 +12,7 @@ import { getServiceCredentials } from '../../transport/request';
 import { SERVICE } from '../../transport/service';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
 import { defaultCountryOption, numberCheckOption } from '../common.descriptions';
+import { wrapError } from '../../helpers/items';
 
 const MEDIA_TYPES: MediaKind[] = ['image', 'document', 'video'];
 
@@ -205,7 +206,7 @@ async function templateOf(ctx: IExecuteFunctions, cache: SendCache, name: string
 		if (serviceErrorCode(error) === 'NOT_FOUND') {
 			failItem(ctx.getNode(), i, `Template "${name}" does not exist in this account (names are case-sensitive)`);
 		}
-		throw error;
+		throw wrapError(ctx, error, i);
 	}
 }
 
