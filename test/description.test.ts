@@ -45,6 +45,12 @@ describe('node description as the editor shows it', () => {
 		expect(shown({ resource: 'campaign', operation: 'create', useApiKey: true }).credentials).toEqual(['svcMessagingApi', 'svcMessagingAccountApi']);
 	});
 
+	it("gives the editor no 'authentication' field to hide (which would hide Resource and Operation too)", () => {
+		// n8n's editor (getNodeAuthFields/getMainAuthField) reads credentials' displayOptions.show only.
+		expect((description.credentials ?? []).filter((c) => c.displayOptions?.show)).toEqual([]);
+		expect(description.properties.some((p) => p.name === 'authentication')).toBe(false);
+	});
+
 	it('names operations as n8n does and offers them as AI tool actions', () => {
 		expect(description.usableAsTool).toBe(true);
 		expect(operationsOf('campaign')).toEqual(expect.arrayContaining(['create', 'get', 'getAll', 'update', 'delete', 'sendNow', 'cancel']));

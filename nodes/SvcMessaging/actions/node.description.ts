@@ -8,6 +8,8 @@ import * as chatTemplate from './chatTemplate';
 import * as senderId from './senderId';
 import * as sms from './sms';
 
+const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate'];
+
 export const versionDescription: INodeTypeDescription = {
 	displayName: 'SVC Messaging',
 	name: 'svcMessaging',
@@ -20,19 +22,20 @@ export const versionDescription: INodeTypeDescription = {
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],
 	outputs: [NodeConnectionTypes.Main],
+	// The editor treats a parameter named in a credential's `displayOptions.show` as the node's
+	// "authentication" field: it hides that parameter, and every parameter it depends on (resource
+	// and operation included), from the form. `hide` conditions are not read that way, so each
+	// credential is hidden when its switch — defined for every resource and operation below — is false.
 	credentials: [
 		{
-			// Hidden parameter "useApiKey" (true for the API-key resources) and the campaign's sender-ID
-			// picker switch decide when this credential is shown.
 			name: 'svcMessagingApi',
 			required: true,
-			displayOptions: { show: { useApiKey: [true] } },
+			displayOptions: { hide: { useApiKey: [false] } },
 		},
 		{
-			// Shown for campaigns and the account (JWT endpoints), and on sends when the balance is checked.
 			name: 'svcMessagingAccountApi',
 			required: true,
-			displayOptions: { show: { checkBalance: [true] } },
+			displayOptions: { hide: { checkBalance: [false] } },
 		},
 	],
 	properties: [
@@ -51,20 +54,49 @@ export const versionDescription: INodeTypeDescription = {
 			],
 			default: 'sms',
 		},
+		// Credential switches (see `credentials` above). Campaign Create/Update have a visible
+		// `useApiKey` (the sender-ID picker); SMS Send/Send Bulk a visible `checkBalance`.
 		{
 			displayName: 'Use API Key',
 			name: 'useApiKey',
 			type: 'hidden',
 			default: true,
-			displayOptions: { show: { resource: ['sms', 'senderId', 'chatMessage', 'chatTemplate'] } },
+			displayOptions: { show: { resource: API_KEY_RESOURCES } },
 		},
 		{
-			// Campaign and account endpoints always use the account login (see the credential above).
+			displayName: 'Use API Key',
+			name: 'useApiKey',
+			type: 'hidden',
+			default: false,
+			displayOptions: { show: { resource: ['account'] } },
+		},
+		{
+			displayName: 'Use API Key',
+			name: 'useApiKey',
+			type: 'hidden',
+			default: false,
+			displayOptions: { show: { resource: ['campaign'], operation: ['get', 'getAll', 'delete', 'sendNow', 'cancel'] } },
+		},
+		{
 			displayName: 'Uses Account Login',
 			name: 'checkBalance',
 			type: 'hidden',
 			default: true,
 			displayOptions: { show: { resource: ['campaign', 'account'] } },
+		},
+		{
+			displayName: 'Uses Account Login',
+			name: 'checkBalance',
+			type: 'hidden',
+			default: false,
+			displayOptions: { show: { resource: ['senderId', 'chatMessage', 'chatTemplate'] } },
+		},
+		{
+			displayName: 'Uses Account Login',
+			name: 'checkBalance',
+			type: 'hidden',
+			default: false,
+			displayOptions: { show: { resource: ['sms'], operation: ['getMessage', 'getBatch', 'getDeliveryRates'] } },
 		},
 		...sms.description,
 		...senderId.description,
