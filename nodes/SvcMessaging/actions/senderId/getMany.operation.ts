@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { mapItems } from '../../helpers/items';
+import { SUPPORTED_COUNTRIES } from '../../helpers/phone';
 import { apiRequest, unwrap } from '../../transport/request';
 import { SERVICE } from '../../transport/service';
 import { returnAllOrLimit } from '../common.descriptions';
@@ -23,12 +24,9 @@ const properties: INodeProperties[] = [
 				description: 'Only sender IDs approved for this country',
 				options: [
 					{ name: 'Any', value: '' },
-					{ name: 'Ghana', value: 'GH' },
-					{ name: 'Kenya', value: 'KE' },
-					{ name: 'Nigeria', value: 'NG' },
-					{ name: 'Rwanda', value: 'RW' },
-					{ name: 'Tanzania', value: 'TZ' },
-					{ name: 'Uganda', value: 'UG' },
+					...Object.entries(SUPPORTED_COUNTRIES)
+						.map(([value, name]) => ({ name, value }))
+						.sort((a, b) => a.name.localeCompare(b.name)),
 				],
 			},
 			{
