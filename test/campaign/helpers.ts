@@ -1,13 +1,10 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { SEED_KEYS, SEED_LOGINS, startEmulator, type RunningEmulator } from '../emulator';
+import { SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
 import { executeNode, type TestCredentials } from '../helpers/n8n';
 
 export { SEED_KEYS, SEED_LOGINS };
-
-export async function emulator(timeScale = 0.001): Promise<RunningEmulator> {
-	return await startEmulator({ port: 0, timeScale });
-}
+export { emulator, waitFor } from '../helpers/emulator';
 
 type Login = { email: string; password: string };
 
@@ -62,16 +59,6 @@ export async function createCampaign(url: string, extra: IDataObject = {}): Prom
 export async function getCampaign(url: string, id: unknown): Promise<IDataObject> {
 	const [item] = await run(url, { operation: 'get', campaignId: byId(id) });
 	return item.json;
-}
-
-/** Polls `read` until `done` (the emulator's lifecycle runs on scaled real timers). */
-export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-	const until = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await read();
-		if (done(value) || Date.now() > until) return value;
-		await new Promise((resolve) => setTimeout(resolve, 25));
-	}
 }
 
 /** The error thrown by `promise` (fails the test when it resolves). */

@@ -1,11 +1,9 @@
-import { startEmulator, SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
+import { SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
 import type { TestCredentials } from '../helpers/n8n';
 
 export { SEED_KEYS, SEED_LOGINS };
 
-export async function emulator(): Promise<RunningEmulator> {
-	return await startEmulator({ port: 0, timeScale: 0.001 });
-}
+export { emulator, waitFor } from '../helpers/emulator';
 
 export function apiKeyCredentials(url: string, apiKey: string = SEED_KEYS.business, plan = 'business'): TestCredentials {
 	return { svcMessagingApi: { baseUrl: url, apiKey, plan } };

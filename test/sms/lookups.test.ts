@@ -1,6 +1,6 @@
 import { executeNode, listSearch, shutdownN8nCore } from '../helpers/n8n';
 import type { RunningEmulator } from '../emulator';
-import { apiKeyCredentials, emulator, sendParameters } from './fixtures';
+import { apiKeyCredentials, emulator, sendParameters, waitFor } from './fixtures';
 
 let emu: RunningEmulator;
 
@@ -11,15 +11,6 @@ afterAll(async () => {
 	await emu.close();
 	await shutdownN8nCore();
 });
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-	const until = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await read();
-		if (done(value) || Date.now() > until) return value;
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-}
 
 describe('SMS lookups and Sender IDs', () => {
 	it('Get Message follows a message to its final status', async () => {
