@@ -5,6 +5,43 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+/** Where the shared rate limit (and the send ledger) live when "Share Rate Limit" is on. */
+const REDIS_FIELDS: INodeProperties[] = [
+	{
+		displayName: 'Redis Host',
+		name: 'redisHost',
+		type: 'string',
+		default: 'localhost',
+		required: true,
+		description: 'Host name or IP address of the Redis server every n8n process can reach',
+	},
+	{ displayName: 'Redis Port', name: 'redisPort', type: 'number', default: 6379 },
+	{
+		displayName: 'Redis User',
+		name: 'redisUser',
+		type: 'string',
+		default: '',
+		description: 'ACL user name (Redis 6+); leave empty for the default user',
+	},
+	{ displayName: 'Redis Password', name: 'redisPassword', type: 'string', typeOptions: { password: true }, default: '' },
+	{
+		displayName: 'Redis Database',
+		name: 'redisDatabase',
+		type: 'number',
+		default: 0,
+		typeOptions: { minValue: 0 },
+		description: 'Database number (queue mode uses QUEUE_BULL_REDIS_DB, 0 by default; sharing it is fine)',
+	},
+	{ displayName: 'Redis SSL/TLS', name: 'redisTls', type: 'boolean', default: false, description: 'Whether to connect with TLS' },
+	{
+		displayName: 'Key Prefix',
+		name: 'redisKeyPrefix',
+		type: 'string',
+		default: 'svc-messaging',
+		description: "Start of this package's Redis keys, to keep them apart from n8n's own (bull:…)",
+	},
+];
+
 export class SvcMessagingApi implements ICredentialType {
 	name = 'svcMessagingApi';
 
@@ -82,6 +119,23 @@ export class SvcMessagingApi implements ICredentialType {
 			description:
 				'The optional secret set on the Delivery Reports webhook in the dashboard. When set, the SVC Messaging Trigger rejects deliveries without a valid signature.',
 		},
+		{
+			displayName: 'Share Rate Limit Across n8n Processes',
+			name: 'sharedRateLimit',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether every n8n process using this key (queue-mode main, workers and webhook processes) keeps to one plan limit together, through Redis. Leave off for a single n8n.',
+		},
+		{
+			displayName:
+				'Use the Redis of n8n queue mode (QUEUE_BULL_REDIS_*) or any Redis 6+. Keys start with the Key Prefix and carry a hash of the API key, never the key itself.',
+			name: 'sharedRateLimitNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { sharedRateLimit: [true] } },
+		},
+		...REDIS_FIELDS.map((field) => ({ ...field, displayOptions: { show: { sharedRateLimit: [true] } } })),
 	];
 
 	authenticate: IAuthenticateGeneric = {
