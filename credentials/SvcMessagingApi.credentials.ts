@@ -34,8 +34,8 @@ const REDIS_FIELDS: INodeProperties[] = [
 	},
 	{ displayName: 'Redis SSL/TLS', name: 'redisTls', type: 'boolean', default: false, description: 'Whether to connect with TLS' },
 	{
-		displayName: 'Key Prefix',
-		name: 'redisKeyPrefix',
+		displayName: 'Redis Prefix',
+		name: 'redisPrefix',
 		type: 'string',
 		default: 'svc-messaging',
 		description: "Start of this package's Redis keys, to keep them apart from n8n's own (bull:…)",
@@ -129,7 +129,7 @@ export class SvcMessagingApi implements ICredentialType {
 		},
 		{
 			displayName:
-				'Use the Redis of n8n queue mode (QUEUE_BULL_REDIS_*) or any Redis 6+. Keys start with the Key Prefix and carry a hash of the API key, never the key itself.',
+				'Use the Redis of n8n queue mode (QUEUE_BULL_REDIS_*) or any Redis 6+. Keys start with the Redis Prefix and carry a hash of the API key, never the key itself.',
 			name: 'sharedRateLimitNotice',
 			type: 'notice',
 			default: '',

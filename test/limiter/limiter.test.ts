@@ -73,7 +73,7 @@ describe('Send Bulk under Retry On Fail', () => {
 
 describe('shared limiter', () => {
 	it('waiting requests of two lanes take turns (an equal share each)', async () => {
-		const limiter = limiterFor('http://lanes.test', 'key-lanes', { requestsPerSecond: 1000, recipientsPerCall: 1 });
+		const limiter = await limiterFor('http://lanes.test', 'key-lanes', { requestsPerSecond: 1000, recipientsPerCall: 1 });
 		const order: string[] = [];
 		const run = (lane: string, n: number) =>
 			Array.from({ length: n }, async (_, i) => await limiter.schedule(async () => order.push(`${lane}${i}`), lane));
@@ -82,9 +82,9 @@ describe('shared limiter', () => {
 	});
 
 	it('one lane is first come, first served; every key has its own limiter', async () => {
-		const one = limiterFor('http://lanes.test', 'key-fifo', { requestsPerSecond: 1000, recipientsPerCall: 1 });
-		expect(limiterFor('http://lanes.test', 'key-fifo', { requestsPerSecond: 1000, recipientsPerCall: 1 })).toBe(one);
-		expect(limiterFor('http://lanes.test', 'key-other', { requestsPerSecond: 1000, recipientsPerCall: 1 })).not.toBe(one);
+		const one = await limiterFor('http://lanes.test', 'key-fifo', { requestsPerSecond: 1000, recipientsPerCall: 1 });
+		expect(await limiterFor('http://lanes.test', 'key-fifo', { requestsPerSecond: 1000, recipientsPerCall: 1 })).toBe(one);
+		expect(await limiterFor('http://lanes.test', 'key-other', { requestsPerSecond: 1000, recipientsPerCall: 1 })).not.toBe(one);
 		const order: number[] = [];
 		await Promise.all(Array.from({ length: 8 }, async (_, i) => await one.schedule(async () => order.push(i))));
 		expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { mayHaveBeenProcessed } from '../transport/errors';
-import { apiRequest, unwrap } from '../transport/request';
+import { apiRequest, connectKeyLimiter, unwrap } from '../transport/request';
 import { sendLedger } from './sendLedger';
 import { failureOf, finishSend, outputFailure, type ItemFailure } from './sending';
 
@@ -47,6 +47,7 @@ export async function postOnce(
 	noun: string,
 	identityOfInvalid: (itemIndex: number) => IDataObject,
 ): Promise<INodeExecutionData[]> {
+	await connectKeyLimiter.call(ctx);
 	const ledger = sendLedger(ctx);
 	const failures: ItemFailure[] = prepared.filter((p): p is ItemFailure => 'error' in p);
 	let accepted = 0;

@@ -2,10 +2,20 @@ import Bottleneck from 'bottleneck';
 import { sleep } from 'n8n-workflow';
 
 import type { PlanLimits } from './service';
+import {
+	applySettings,
+	GATE_EXPIRATION_MS,
+	joinCluster,
+	keyHash,
+	redisAddress,
+	type ClusterStore,
+	type SharedLimitConfig,
+} from './sharedLimit';
 
 /**
- * One limiter per API key, shared by every node and execution in this n8n process, so that
- * concurrent workflows on the same key together stay within the plan's request rate.
+ * One limiter per API key, shared by every node and execution in this n8n process (or, with a
+ * shared limit, by every process on the key), so that concurrent workflows on the same key
+ * together stay within the plan's request rate.
  */
 export interface KeyLimiter {
 	/**
@@ -20,11 +30,36 @@ export interface KeyLimiter {
 	readonly limits: PlanLimits;
 }
 
-const limiters = new Map<string, KeyLimiter>();
+const limiters = new Map<string, Promise<KeyLimiter>>();
 
 const SLOWDOWN_FACTOR = 1.25;
 const MAX_SLOWDOWN = 2;
 const RECOVERY_PER_SUCCESS = 0.01;
+/** How often a process with waiting requests checks that a shared pause was not left behind. */
+const STUCK_PAUSE_CHECK_MS = 2_000;
+
+/** Where the 429 pause lives: this process's memory, or Redis for a shared limit. */
+interface PauseStore {
+	extendPause(waitMs: number): Promise<void>;
+	pauseRemainingMs(): Promise<number>;
+}
+
+function localPause(): PauseStore {
+	let pausedUntil = 0;
+	return {
+		async extendPause(waitMs) {
+			pausedUntil = Math.max(pausedUntil, Date.now() + waitMs);
+		},
+		async pauseRemainingMs() {
+			return Math.max(0, pausedUntil - Date.now());
+		},
+	};
+}
+
+interface Waiter {
+	start: () => void;
+	fail: (error: Error) => void;
+}
 
 /**
  * Spacing is exactly 1000/rate ms: the service refills the key's budget at the plan rate, so
@@ -36,57 +71,105 @@ const RECOVERY_PER_SUCCESS = 0.01;
  * gives a start time to the gates of the next quarter second only (`maxConcurrent`): the other
  * requests wait in its queue, so a 429's pause and slowdown apply to them at once, while an event
  * loop busy for less than that quarter second (a large response being parsed) costs no rate.
+ *
+ * With a shared limit the same Bottleneck is clustered on Redis: spacing, look-ahead, pause
+ * (reservoir 0) and slowdown then hold for every process on the key. Should Redis fail, the
+ * requests still waiting fail unsent (never sent unpaced) and the next use connects anew.
  */
-function createLimiter(limits: PlanLimits): KeyLimiter {
+function createLimiter(limits: PlanLimits, cluster?: ClusterStore): KeyLimiter {
 	const baseMinTime = 1000 / limits.requestsPerSecond;
 	let slowdown = 1;
-	let pausedUntil = 0;
-	const lookahead = Math.max(1, Math.ceil(limits.requestsPerSecond / 4));
-	const bottleneck = new Bottleneck({ minTime: baseMinTime, maxConcurrent: lookahead });
+	const bottleneck = cluster?.bottleneck ?? new Bottleneck({ minTime: baseMinTime, maxConcurrent: lookaheadOf(limits) });
+	const pause: PauseStore = cluster ?? localPause();
+	// A crashed process's gate stops holding the cluster's look-ahead after this long.
+	const gateOptions = cluster ? { expiration: GATE_EXPIRATION_MS } : {};
 	const gate = async () => {};
 	// Waiting requests per lane, and the lanes with waiting requests in turn order.
-	const lanes = new Map<string, Array<() => void>>();
+	const lanes = new Map<string, Waiter[]>();
 	const turns: string[] = [];
-	const next = () => {
-		const lane = turns.shift()!;
+	let waiting = 0;
+	let failure: Error | undefined;
+	const take = (): Waiter | undefined => {
+		const lane = turns.shift();
+		if (lane === undefined) return undefined;
 		const queue = lanes.get(lane)!;
-		queue.shift()!();
+		const waiter = queue.shift()!;
 		if (queue.length) turns.push(lane);
 		else lanes.delete(lane);
+		waiting--;
+		return waiter;
 	};
+	const liftPauseWhenDue = async () => {
+		for (let left = await pause.pauseRemainingMs(); left > 0; left = await pause.pauseRemainingMs()) await sleep(left);
+		await applySettings(bottleneck, { reservoir: null });
+	};
+	// The process that set a shared pause lifts it; should it stop first, a waiting process does.
+	let checking = false;
+	const checkForStuckPause = async () => {
+		if (!cluster || checking) return;
+		checking = true;
+		try {
+			while (waiting > 0 && !failure) {
+				await sleep(STUCK_PAUSE_CHECK_MS);
+				if ((await bottleneck.currentReservoir()) === 0 && (await pause.pauseRemainingMs()) === 0) {
+					await applySettings(bottleneck, { reservoir: null });
+				}
+			}
+		} catch {
+			// Redis failures reach cluster.onFailure.
+		} finally {
+			checking = false;
+		}
+	};
+	cluster?.onFailure((error) => {
+		failure = error;
+		for (let waiter = take(); waiter; waiter = take()) waiter.fail(error);
+	});
 
 	return {
 		limits,
 		async schedule<T>(task: () => Promise<T>, lane = '') {
+			if (failure) throw failure;
 			// Every request adds one gate; each gate that passes starts the next lane's oldest request.
-			const started = new Promise<void>((resolve) => {
+			const started = new Promise<void>((start, fail) => {
 				const queue = lanes.get(lane);
-				if (queue) queue.push(resolve);
+				if (queue) queue.push({ start, fail });
 				else {
-					lanes.set(lane, [resolve]);
+					lanes.set(lane, [{ start, fail }]);
 					turns.push(lane);
 				}
+				waiting++;
 			});
-			void bottleneck.schedule(gate).then(next);
+			bottleneck.schedule(gateOptions, gate).then(
+				() => take()?.start(),
+				// In a cluster any failure here is Redis's: the request was not sent.
+				(error: Error) => take()?.fail(cluster ? cluster.fail(error) : error),
+			);
+			void checkForStuckPause();
 			await started;
 			return await task();
 		},
 		penalize(waitMs: number) {
-			pausedUntil = Math.max(pausedUntil, Date.now() + waitMs);
 			slowdown = Math.min(MAX_SLOWDOWN, slowdown * SLOWDOWN_FACTOR);
 			// An empty reservoir holds every gate not yet given a start time (those of the next quarter
 			// second still pass); when it is lifted they pass at the (slower) minTime spacing.
-			void bottleneck.updateSettings({ reservoir: 0, minTime: baseMinTime * slowdown });
-			void sleep(waitMs).then(() => {
-				if (Date.now() >= pausedUntil) void bottleneck.updateSettings({ reservoir: null });
-			});
+			void (async () => {
+				await pause.extendPause(waitMs);
+				await applySettings(bottleneck, { reservoir: 0, minTime: baseMinTime * slowdown });
+				await sleep(waitMs);
+				await liftPauseWhenDue();
+			})().catch(() => undefined);
 		},
 		recover() {
 			if (slowdown === 1) return;
 			slowdown = Math.max(1, slowdown - RECOVERY_PER_SUCCESS);
-			void bottleneck.updateSettings({ minTime: baseMinTime * slowdown });
+			applySettings(bottleneck, { minTime: baseMinTime * slowdown }).catch(() => undefined);
 		},
 	};
+}
+
+function lookaheadOf(limits: PlanLimits): number {
+	return Math.max(1, Math.ceil(limits.requestsPerSecond / 4));
 }
 
 /** The lane of a node's requests: its execution and node (a workflow's executions never share one). */
@@ -94,15 +177,55 @@ export function laneOf(ctx: { getExecutionId?: () => string | undefined; getNode
 	return `${ctx.getExecutionId?.() ?? ''}\u0000${ctx.getNode().name}`;
 }
 
-/** The key is kept in process memory only (as n8n keeps decrypted credentials); it is never logged. */
-export function limiterFor(baseUrl: string, apiKey: string, limits: PlanLimits): KeyLimiter {
-	const id = `${baseUrl}\u0000${apiKey}\u0000${limits.requestsPerSecond}`;
+/**
+ * The key's limiter in this process; with `shared`, one clustered on that Redis for all processes.
+ * The key is kept in process memory only (as n8n keeps decrypted credentials); Redis sees a hash.
+ * Throws SharedLimitUnavailable when Redis cannot be reached (nothing is sent then).
+ */
+export async function limiterFor(
+	baseUrl: string,
+	apiKey: string,
+	limits: PlanLimits,
+	shared?: SharedLimitConfig,
+): Promise<KeyLimiter> {
+	const where = shared ? `${redisAddress(shared)}\u0000${shared.keyPrefix}\u0000${keyHash(shared.user, shared.password)}` : '';
+	const id = `${baseUrl}\u0000${apiKey}\u0000${limits.requestsPerSecond}\u0000${where}`;
 	let limiter = limiters.get(id);
 	if (!limiter) {
-		limiter = createLimiter(limits);
+		limiter = shared ? sharedLimiter(id, baseUrl, apiKey, limits, shared) : Promise.resolve(createLimiter(limits));
 		limiters.set(id, limiter);
 	}
-	return limiter;
+	return await limiter;
+}
+
+async function sharedLimiter(
+	id: string,
+	baseUrl: string,
+	apiKey: string,
+	limits: PlanLimits,
+	shared: SharedLimitConfig,
+): Promise<KeyLimiter> {
+	const bottleneckId = `${shared.keyPrefix}:limiter:${keyHash(baseUrl, apiKey)}:${limits.requestsPerSecond}`;
+	try {
+		const cluster = await joinCluster(shared, bottleneckId, { minTime: 1000 / limits.requestsPerSecond, maxConcurrent: lookaheadOf(limits) });
+		// A failed limiter is forgotten: the next request connects again (and fails clearly if it cannot).
+		cluster.onFailure(() => limiters.delete(id));
+		clusters.add(cluster);
+		return createLimiter(limits, cluster);
+	} catch (error) {
+		limiters.delete(id);
+		throw error;
+	}
+}
+
+const clusters = new Set<ClusterStore>();
+
+/** Disconnects every shared limiter of this process (tests and benchmarks end with this). */
+export async function closeSharedLimiters(): Promise<void> {
+	const open = [...clusters];
+	clusters.clear();
+	for (const id of [...limiters.keys()]) if (id.split('\u0000')[3]) limiters.delete(id);
+	await Promise.all(open.map(async (cluster) => await cluster.close()));
 }
 
 /**

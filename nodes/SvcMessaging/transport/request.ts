@@ -11,6 +11,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { serviceError, transportError } from './errors';
 import { laneOf, limiterFor, type KeyLimiter } from './limiter';
 import { PLANS, type PlanLimits, type PlanName } from './service';
+import { SharedLimitUnavailable, sharedLimitOf } from './sharedLimit';
 
 export type SvcContext = IExecuteFunctions | ILoadOptionsFunctions;
 
@@ -101,6 +102,33 @@ function networkCodeOf(error: unknown): string {
 	return (code as string | undefined) ?? 'NETWORK_ERROR';
 }
 
+function sharedLimitError(ctx: SvcContext, error: SharedLimitUnavailable, itemIndex?: number): NodeOperationError {
+	return new NodeOperationError(ctx.getNode(), error.message, { itemIndex, description: error.description });
+}
+
+/** The key's limiter: in this process, or shared through Redis when the credential says so. */
+async function keyLimiter(this: SvcContext, credentials: IDataObject, itemIndex?: number): Promise<KeyLimiter> {
+	try {
+		return await limiterFor(baseUrlOf(credentials), String(credentials.apiKey ?? ''), planLimits(credentials), sharedLimitOf(credentials));
+	} catch (error) {
+		if (error instanceof SharedLimitUnavailable) throw sharedLimitError(this, error, itemIndex);
+		throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+	}
+}
+
+/**
+ * Connects the key's limiter before a send starts, so that a shared limit whose Redis cannot be
+ * reached fails the node with that one clear error before anything is sent. With Continue On Fail
+ * every item reports it instead.
+ */
+export async function connectKeyLimiter(this: IExecuteFunctions): Promise<void> {
+	try {
+		await keyLimiter.call(this, await getServiceCredentials.call(this, 'apiKey'));
+	} catch (error) {
+		if (!this.continueOnFail()) throw error;
+	}
+}
+
 /**
  * The one function through which the nodes call the service. API-key requests pass through the
  * key's shared limiter; a 429 is retried after Retry-After and slows the limiter. A POST that may
@@ -121,10 +149,7 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 	// The account credential's re-login on 401 happens only when n8n sees the status as an error;
 	// API-key requests read every status themselves (Retry-After needs the headers).
 	if (request.auth === 'apiKey') options.ignoreHttpStatusErrors = true;
-	const limiter: KeyLimiter | undefined =
-		request.auth === 'apiKey'
-			? limiterFor(baseUrlOf(credentials), String(credentials.apiKey ?? ''), planLimits(credentials))
-			: undefined;
+	const limiter = request.auth === 'apiKey' ? await keyLimiter.call(this, credentials, request.itemIndex) : undefined;
 	const idempotent = request.method === 'GET';
 	const credentialType = CREDENTIAL_TYPES[request.auth];
 
@@ -138,6 +163,7 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 		try {
 			response = limiter ? await limiter.schedule(send, laneOf(this)) : await send();
 		} catch (error) {
+			if (error instanceof SharedLimitUnavailable) throw sharedLimitError(this, error, request.itemIndex);
 			const httpCode = Number((error as { httpCode?: unknown }).httpCode);
 			if (httpCode >= 400) {
 				// Account-credential requests: n8n already tried a fresh login for a 401.

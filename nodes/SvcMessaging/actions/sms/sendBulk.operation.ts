@@ -11,7 +11,7 @@ import { failureOf, finishSend, outputFailure, type ItemFailure } from '../../he
 import { failItem } from '../../helpers/validation';
 import { mayHaveBeenProcessed, serviceErrorCode } from '../../transport/errors';
 import { inWindow, requestWindow } from '../../transport/limiter';
-import { apiRequest, getServiceCredentials, planLimits, unwrap } from '../../transport/request';
+import { apiRequest, connectKeyLimiter, getServiceCredentials, planLimits, unwrap } from '../../transport/request';
 import { SERVICE, SMS_LIMITS } from '../../transport/service';
 import {
 	checkBalanceField,
@@ -411,6 +411,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			chunks.push({ group, recipients: group.recipients.slice(start, start + perCall) });
 		}
 	}
+	if (chunks.length) await connectKeyLimiter.call(this);
 	// Concurrently through the key's shared limiter, a bounded number at a time (see requestWindow).
 	try {
 		await inWindow(chunks.length, requestWindow(limits), async (n) => await sendChunk(this, chunks[n].group, chunks[n].recipients, ledger));

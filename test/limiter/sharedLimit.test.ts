@@ -1,0 +1,223 @@
+/**
+ * Issue 11: "Share Rate Limit Across n8n Processes" — one Bottleneck per key clustered on a real
+ * redis-server (Debian package, started on a free port here). A second n8n process is stood in
+ * for by a second, isolated copy of the limiter module (its own connections and module state, as
+ * in another worker), sending real HTTP to the emulator on the same key. Every claim is counted at
+ * the emulator: requests, 429s, messages.
+ */
+import Redis from 'ioredis';
+import { request } from 'undici';
+
+import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
+import { executeNode, shutdownN8nCore } from '../helpers/n8n';
+import { freeTcpPort, startRedis, type RedisServer } from '../helpers/services';
+import { sendParameters } from '../sms/fixtures';
+import * as mainLimiter from '../../nodes/SvcMessaging/transport/limiter';
+
+type LimiterModule = typeof mainLimiter;
+
+const FREE = { requestsPerSecond: 5, recipientsPerCall: 100 };
+const REDIS_PASSWORD = 'redis-secret-pw-0001';
+let emu: RunningEmulator;
+let redis: RedisServer;
+const others: LimiterModule[] = [];
+
+/** A copy of the limiter module with its own state, as another n8n process has. */
+function otherProcess(): LimiterModule {
+	let copy: LimiterModule | undefined;
+	jest.isolateModules(() => {
+		copy = require('../../nodes/SvcMessaging/transport/limiter') as LimiterModule;
+	});
+	others.push(copy!);
+	return copy!;
+}
+
+function shared(extra: Record<string, unknown> = {}) {
+	return {
+		sharedRateLimit: true,
+		redisHost: '127.0.0.1',
+		redisPort: redis.port,
+		redisPassword: REDIS_PASSWORD,
+		redisDatabase: 0,
+		redisPrefix: 'svc-messaging',
+		...extra,
+	};
+}
+
+function sharedConfig() {
+	return { host: '127.0.0.1', port: redis.port, user: '', password: REDIS_PASSWORD, database: 0, tls: false, keyPrefix: 'svc-messaging' };
+}
+
+function freeCredentials(extra: Record<string, unknown> = {}) {
+	return { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free', webhookSecret: 'whsec_never_in_redis', ...extra } };
+}
+
+const phones = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(from + i).padStart(8, '0')}` }));
+
+/** `n` single sends by the other process, through its own copy of the limiter. */
+async function sendFromOther(other: LimiterModule, config: ReturnType<typeof sharedConfig> | undefined, from: number, n: number) {
+	const limiter = await other.limiterFor(emu.url, SEED_KEYS.free, FREE, config);
+	return await Promise.all(
+		phones(from, n).map(async ({ phone }) => {
+			for (;;) {
+				const status = await limiter.schedule(async () => {
+					const res = await request(`${emu.url}/api/sms/send-api`, {
+						method: 'POST',
+						headers: { 'x-api-key': SEED_KEYS.free, 'content-type': 'application/json' },
+						body: JSON.stringify({ phoneNumber: phone, message: 'From the other process' }),
+					});
+					await res.body.text();
+					if (res.statusCode === 429) limiter.penalize(Number(res.headers['retry-after'] ?? 1) * 1000);
+					return res.statusCode;
+				}, 'other');
+				if (status !== 429) return status;
+			}
+		}),
+	);
+}
+
+const sends = () => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/sms/send-api');
+
+beforeAll(async () => {
+	redis = await startRedis({ password: REDIS_PASSWORD });
+}, 120_000);
+beforeEach(async () => {
+	emu = await startEmulator({ port: 0, timeScale: 1000 });
+});
+afterEach(async () => {
+	await mainLimiter.closeSharedLimiters();
+	for (const other of others.splice(0)) await other.closeSharedLimiters();
+	await emu.close();
+});
+afterAll(async () => {
+	await redis?.stop();
+	await shutdownN8nCore();
+});
+
+describe('two processes on one Free key', () => {
+	it('with the shared limit: one pace for both, no 429, every message once', async () => {
+		const [[out], otherStatuses] = await Promise.all([
+			executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared()) }, phones(10_000_000, 25)),
+			sendFromOther(otherProcess(), sharedConfig(), 20_000_000, 25),
+		]);
+		expect(out.filter((item) => item.json.accepted === true)).toHaveLength(25);
+		expect(otherStatuses).toEqual(Array(25).fill(202));
+		expect(sends().filter((r) => r.status === 429)).toHaveLength(0);
+		expect(sends()).toHaveLength(50);
+		const numbers = emu.control.messages().map((m) => m.phoneNumber);
+		expect(new Set(numbers).size).toBe(50);
+	}, 60_000);
+
+	it('control: the same load without it draws 429s from the service (each process paces alone)', async () => {
+		const [[out]] = await Promise.all([
+			executeNode({ parameters: sendParameters(), credentials: freeCredentials() }, phones(10_000_000, 20)),
+			sendFromOther(otherProcess(), undefined, 20_000_000, 20),
+		]);
+		expect(out.filter((item) => item.json.accepted === true)).toHaveLength(20);
+		expect(sends().filter((r) => r.status === 429).length).toBeGreaterThan(0);
+		expect(new Set(emu.control.messages().map((m) => m.phoneNumber)).size).toBe(40);
+	}, 60_000);
+});
+
+describe('a 429 pauses every process on the key', () => {
+	it("one process's pause holds the other's requests until Retry-After has passed", async () => {
+		const a = await mainLimiter.limiterFor('http://pause.test', 'key-pause', FREE, sharedConfig());
+		const b = await otherProcess().limiterFor('http://pause.test', 'key-pause', FREE, sharedConfig());
+		await a.schedule(async () => undefined);
+		a.penalize(1_500);
+		const penalizedAt = Date.now();
+		await new Promise((r) => setTimeout(r, 100));
+		const startedAt = await b.schedule(async () => Date.now());
+		// A lower bound only: a slow machine makes it later, never earlier.
+		expect(startedAt - penalizedAt).toBeGreaterThanOrEqual(1_200);
+	}, 30_000);
+
+	it('a pause left by a process that stopped before lifting it ends when its time is up', async () => {
+		const first = otherProcess();
+		const a = await first.limiterFor('http://stuck.test', 'key-stuck', FREE, sharedConfig());
+		await a.schedule(async () => undefined);
+		a.penalize(800);
+		await new Promise((r) => setTimeout(r, 200));
+		// The process that paused the key goes away before its own lift.
+		await first.closeSharedLimiters();
+		const b = await mainLimiter.limiterFor('http://stuck.test', 'key-stuck', FREE, sharedConfig());
+		const ran = await b.schedule(async () => 'ran');
+		expect(ran).toBe('ran');
+	}, 30_000);
+});
+
+describe('Redis trouble is never a duplicate or a silent overrun', () => {
+	it('Redis unreachable at the start: the node fails before sending anything, naming the host and the setting', async () => {
+		const port = await freeTcpPort();
+		const run = executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared({ redisPort: port })) }, phones(30_000_000, 3));
+		await expect(run).rejects.toThrow(new RegExp(`Could not connect to Redis at 127\\.0\\.0\\.1:${port}`));
+		await run.catch((error: { description?: string; message: string }) => {
+			expect(error.description).toMatch(/Share Rate Limit Across n8n Processes/);
+			expect(`${error.message} ${error.description}`).not.toContain(REDIS_PASSWORD);
+		});
+		expect(emu.control.requests()).toHaveLength(0);
+	}, 30_000);
+
+	it('a wrong Redis password: a clear error, never the password', async () => {
+		const run = executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared({ redisPassword: 'wrong-pw-0002' })) }, phones(30_000_000, 1));
+		await expect(run).rejects.toThrow(/Could not connect to Redis at 127\.0\.0\.1:\d+/);
+		await run.catch((error: { message: string; description?: string }) => {
+			expect(error.description).toMatch(/WRONGPASS|NOAUTH|invalid/i);
+			expect(`${error.message} ${error.description}`).not.toContain('wrong-pw-0002');
+		});
+		expect(emu.control.requests()).toHaveLength(0);
+	}, 30_000);
+
+	it('Redis lost in the middle of a run: accepted items stay accepted, the rest fail unsent; nothing is sent twice', async () => {
+		const items = phones(40_000_000, 40);
+		const run = executeNode(
+			{ parameters: sendParameters(), credentials: freeCredentials(shared()), settings: { onError: 'continueRegularOutput' } },
+			items,
+		);
+		// 40 sends at 5/s take 8 s: Redis goes away (as in a crash) after about 2 s.
+		await new Promise((r) => setTimeout(r, 2_000));
+		await redis.stop(true);
+		const [out] = await run;
+		redis = await startRedis({ port: redis.port, password: REDIS_PASSWORD });
+
+		expect(out).toHaveLength(40);
+		const accepted = out.filter((item) => item.json.accepted === true);
+		const failed = out.filter((item) => item.json.accepted !== true);
+		expect(accepted.length).toBeGreaterThan(0);
+		expect(failed.length).toBeGreaterThan(0);
+		for (const item of failed) expect(String(item.json.errorMessage)).toMatch(/Redis at 127\.0\.0\.1:\d+/);
+		// Exactly the accepted items reached the service, each once.
+		const numbers = emu.control.messages().map((m) => m.phoneNumber);
+		expect(numbers.sort()).toEqual(accepted.map((item) => String(item.json.phoneNumber)).sort());
+		expect(sends().filter((r) => r.status === 429)).toHaveLength(0);
+		out.forEach((item, i) => expect(item.pairedItem).toEqual({ item: i }));
+
+		// Redis is back: the next run connects again and sends.
+		const [again] = await executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared()) }, phones(50_000_000, 3));
+		expect(again.filter((item) => item.json.accepted === true)).toHaveLength(3);
+	}, 60_000);
+});
+
+it('Redis holds no API key, password or webhook secret, and only prefixed keys', async () => {
+	await executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared()) }, phones(60_000_000, 3));
+	const client = new Redis({ host: '127.0.0.1', port: redis.port, password: REDIS_PASSWORD, lazyConnect: true });
+	await client.connect();
+	try {
+		const keys = await client.keys('*');
+		expect(keys.length).toBeGreaterThan(0);
+		const dump: string[] = [...keys];
+		for (const key of keys) {
+			const type = await client.type(key);
+			if (type === 'hash') dump.push(JSON.stringify(await client.hgetall(key)));
+			else if (type === 'string') dump.push(String(await client.get(key)));
+			else if (type === 'zset') dump.push(JSON.stringify(await client.zrange(key, 0, -1, 'WITHSCORES')));
+			else if (type === 'list') dump.push(JSON.stringify(await client.lrange(key, 0, -1)));
+			else if (type === 'set') dump.push(JSON.stringify(await client.smembers(key)));
+		}
+		const text = dump.join('\n');
+		for (const secret of [SEED_KEYS.free, 'whsec_never_in_redis', REDIS_PASSWORD]) expect(text).not.toContain(secret);
+		for (const key of keys) expect(key).toMatch(/^(b_svc-messaging:|svc-messaging:)/);
+	} finally {
+		client.disconnect();
+	}
+}, 30_000);
