@@ -2,15 +2,8 @@ import Bottleneck from 'bottleneck';
 import { sleep } from 'n8n-workflow';
 
 import type { PlanLimits } from './service';
-import {
-	applySettings,
-	GATE_EXPIRATION_MS,
-	joinCluster,
-	keyHash,
-	redisAddress,
-	type ClusterStore,
-	type SharedLimitConfig,
-} from './sharedLimit';
+import { connectionId, digest, type SharedLimitConfig } from './redis';
+import { applySettings, GATE_EXPIRATION_MS, joinCluster, type ClusterStore } from './sharedLimit';
 
 /**
  * One limiter per API key, shared by every node and execution in this n8n process (or, with a
@@ -188,7 +181,7 @@ export async function limiterFor(
 	limits: PlanLimits,
 	shared?: SharedLimitConfig,
 ): Promise<KeyLimiter> {
-	const where = shared ? `${redisAddress(shared)}\u0000${shared.keyPrefix}\u0000${keyHash(shared.user, shared.password)}` : '';
+	const where = shared ? connectionId(shared) : '';
 	const id = `${baseUrl}\u0000${apiKey}\u0000${limits.requestsPerSecond}\u0000${where}`;
 	let limiter = limiters.get(id);
 	if (!limiter) {
@@ -205,7 +198,7 @@ async function sharedLimiter(
 	limits: PlanLimits,
 	shared: SharedLimitConfig,
 ): Promise<KeyLimiter> {
-	const bottleneckId = `${shared.keyPrefix}:limiter:${keyHash(baseUrl, apiKey)}:${limits.requestsPerSecond}`;
+	const bottleneckId = `${shared.keyPrefix}:limiter:${digest(`${baseUrl}\u0000${apiKey}`)}:${limits.requestsPerSecond}`;
 	try {
 		const cluster = await joinCluster(shared, bottleneckId, { minTime: 1000 / limits.requestsPerSecond, maxConcurrent: lookaheadOf(limits) });
 		// A failed limiter is forgotten: the next request connects again (and fails clearly if it cannot).

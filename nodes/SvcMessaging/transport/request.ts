@@ -11,7 +11,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { serviceError, transportError } from './errors';
 import { laneOf, limiterFor, type KeyLimiter } from './limiter';
 import { PLANS, type PlanLimits, type PlanName } from './service';
-import { SharedLimitUnavailable, sharedLimitOf } from './sharedLimit';
+import { RedisUnavailable, sharedLimitOf } from './redis';
 
 export type SvcContext = IExecuteFunctions | ILoadOptionsFunctions;
 
@@ -102,7 +102,7 @@ function networkCodeOf(error: unknown): string {
 	return (code as string | undefined) ?? 'NETWORK_ERROR';
 }
 
-function sharedLimitError(ctx: SvcContext, error: SharedLimitUnavailable, itemIndex?: number): NodeOperationError {
+function sharedLimitError(ctx: SvcContext, error: RedisUnavailable, itemIndex?: number): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), error.message, { itemIndex, description: error.description });
 }
 
@@ -111,7 +111,7 @@ async function keyLimiter(this: SvcContext, credentials: IDataObject, itemIndex?
 	try {
 		return await limiterFor(baseUrlOf(credentials), String(credentials.apiKey ?? ''), planLimits(credentials), sharedLimitOf(credentials));
 	} catch (error) {
-		if (error instanceof SharedLimitUnavailable) throw sharedLimitError(this, error, itemIndex);
+		if (error instanceof RedisUnavailable) throw sharedLimitError(this, error, itemIndex);
 		throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
 	}
 }
@@ -163,7 +163,7 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 		try {
 			response = limiter ? await limiter.schedule(send, laneOf(this)) : await send();
 		} catch (error) {
-			if (error instanceof SharedLimitUnavailable) throw sharedLimitError(this, error, request.itemIndex);
+			if (error instanceof RedisUnavailable) throw sharedLimitError(this, error, request.itemIndex);
 			const httpCode = Number((error as { httpCode?: unknown }).httpCode);
 			if (httpCode >= 400) {
 				// Account-credential requests: n8n already tried a fresh login for a 401.
