@@ -13,6 +13,7 @@ import type {
 	INodeListSearchResult,
 	INodePropertyOptions,
 	ResourceMapperFields,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
@@ -51,6 +52,8 @@ export interface NodeSetup {
 	/** Node settings as n8n stores them. */
 	settings?: Partial<Pick<INode, 'onError' | 'retryOnFail' | 'maxTries'>>;
 	executionId?: string;
+	/** n8n's execution mode; 'retry' is what the executions list's Retry starts. Default 'manual'. */
+	mode?: WorkflowExecuteMode;
 }
 
 let credentialCounter = 0;
@@ -122,7 +125,7 @@ export async function executeNode(
 		workflow,
 		node,
 		additionalData(setup.executionId ?? `exec-${++executionCounter}`),
-		'manual',
+		setup.mode ?? 'manual',
 		createRunExecutionData(),
 		0,
 		input,

@@ -103,3 +103,13 @@ export const returnAllOrLimit: INodeProperties[] = [
 		description: 'Max number of results to return',
 	},
 ];
+
+/** Send, Send Bulk and Chat Message → Send: what a retry does with a message of unknown fate. */
+export const resendUnknownOutcomeOption: INodeProperties = {
+	displayName: 'Resend Messages With Unknown Outcome',
+	name: 'resendUnknownOutcome',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether a retry sends again the messages whose earlier try may have reached the service (a timeout, a dropped connection or a server error). Off: they are reported as errors and not sent, so nobody gets a message twice.',
+};

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { mayHaveBeenProcessed } from '../transport/errors';
 import { apiRequest, connectKeyLimiter, unwrap } from '../transport/request';
-import { sendLedger } from './sendLedger';
+import { messageIdentities } from './sendLedger';
+import { openLedger, unknownOutcome, unknownOutcomeError } from './sendRecovery';
 import { failureOf, finishSend, outputFailure, type ItemFailure } from './sending';
 
 /** One item's request, built and checked before anything is sent. */
@@ -38,7 +38,9 @@ export async function prepareAll(
 
 /**
  * POSTs each prepared item once. The send ledger remembers what was accepted (or may have been):
- * n8n's Retry On Fail then reports it again instead of sending it a second time.
+ * n8n's Retry On Fail and an execution retry then report it again (`alreadySent: true`) instead of
+ * sending it a second time; a message whose earlier outcome is unknown is reported, and sent again
+ * only with "Resend Messages With Unknown Outcome".
  */
 export async function postOnce(
 	ctx: IExecuteFunctions,
@@ -48,37 +50,33 @@ export async function postOnce(
 	identityOfInvalid: (itemIndex: number) => IDataObject,
 ): Promise<INodeExecutionData[]> {
 	await connectKeyLimiter.call(ctx);
-	const ledger = sendLedger(ctx);
+	const ledger = await openLedger(ctx);
+	const resendUnknown = ctx.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean;
+	const identities = messageIdentities(prepared.map((p) => ('error' in p ? '' : JSON.stringify(p.body))));
+	const known = ledger.consult ? await ledger.lookup(identities) : [];
 	const failures: ItemFailure[] = prepared.filter((p): p is ItemFailure => 'error' in p);
 	let accepted = 0;
 	const output = await Promise.all(
 		prepared.map(async (p, i): Promise<INodeExecutionData> => {
 			if ('error' in p) return outputFailure(ctx, p, identityOfInvalid(i));
-			const payload = JSON.stringify(p.body);
-			const known = ledger.get(i, payload);
-			if (known?.outcome === 'accepted') {
+			const earlier = known[i];
+			if (earlier?.outcome === 'accepted') {
 				accepted++;
-				return { json: known.json, pairedItem: { item: i } };
+				return { json: { ...earlier.json, alreadySent: true }, pairedItem: { item: i } };
 			}
 			try {
-				if (known?.outcome === 'unknown') {
-					throw new NodeOperationError(ctx.getNode(), known.message, { itemIndex: i, description: known.description });
-				}
+				if (earlier?.outcome === 'unknown' && !resendUnknown) throw unknownOutcomeError(ctx, earlier, i);
 				const data = unwrap<IDataObject>(
 					await apiRequest.call(ctx, { method: 'POST', path, auth: 'apiKey', body: p.body, itemIndex: i }),
 				);
 				const json = p.output(data ?? {});
-				ledger.set(i, payload, { outcome: 'accepted', json });
+				await ledger.record([[identities[i], { outcome: 'accepted', json }]]);
 				accepted++;
 				return { json, pairedItem: { item: i } };
 			} catch (error) {
 				const failure = failureOf(ctx, error, i);
 				if (mayHaveBeenProcessed(failure.error)) {
-					ledger.set(i, payload, {
-						outcome: 'unknown',
-						message: failure.error.message,
-						description: failure.error.description ?? undefined,
-					});
+					await ledger.record([[identities[i], unknownOutcome(failure)]]);
 				}
 				failures.push(failure);
 				return outputFailure(ctx, failure, p.identity);
@@ -86,5 +84,7 @@ export async function postOnce(
 		}),
 	);
 	failures.sort((a, b) => a.itemIndex - b.itemIndex);
-	return finishSend(ctx, output, failures, accepted, noun);
+	const result = finishSend(ctx, output, failures, accepted, noun);
+	await ledger.finish();
+	return result;
 }

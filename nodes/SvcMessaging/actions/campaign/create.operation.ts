@@ -5,7 +5,7 @@ import { mapItems, wrapError } from '../../helpers/items';
 import { perItemParameter } from '../../helpers/parameters';
 import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
 import { analyzeMessage } from '../../helpers/segments';
-import { sendLedger } from '../../helpers/sendLedger';
+import { messageIdentities, openSendLedger, type SendLedger } from '../../helpers/sendLedger';
 import { failItem } from '../../helpers/validation';
 import { mayHaveBeenProcessed } from '../../transport/errors';
 import { apiRequest } from '../../transport/request';
@@ -226,10 +226,9 @@ async function createChecked(ctx: IExecuteFunctions, p: PreparedCampaign, i: num
 }
 
 /** Creates one campaign; a retried node run returns the campaign it already created for the same payload. */
-async function create(ctx: IExecuteFunctions, p: PreparedCampaign, i: number): Promise<IDataObject> {
-	const ledger = sendLedger(ctx);
-	const payload = JSON.stringify(p.body);
-	const known = ledger.get(i, payload);
+async function create(ctx: IExecuteFunctions, ledger: SendLedger, p: PreparedCampaign, i: number): Promise<IDataObject> {
+	const [identity] = messageIdentities([`${i}\u0000${JSON.stringify(p.body)}`]);
+	const [known] = ledger.consult ? await ledger.lookup([identity]) : [];
 	if (known?.outcome === 'accepted') return known.json;
 	if (known?.outcome === 'unknown') {
 		throw new NodeOperationError(ctx.getNode(), known.message, { itemIndex: i, description: known.description });
@@ -240,12 +239,12 @@ async function create(ctx: IExecuteFunctions, p: PreparedCampaign, i: number): P
 	} catch (error) {
 		const wrapped = wrapError(ctx, error, i);
 		if (mayHaveBeenProcessed(wrapped)) {
-			ledger.set(i, payload, { outcome: 'unknown', message: wrapped.message, description: wrapped.description ?? undefined });
+			await ledger.record([[identity, { outcome: 'unknown', message: wrapped.message, description: wrapped.description ?? undefined }]]);
 		}
 		throw wrapped;
 	}
 	const json: IDataObject = { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients) };
-	ledger.set(i, payload, { outcome: 'accepted', json });
+	await ledger.record([[identity, { outcome: 'accepted', json }]]);
 	return json;
 }
 
@@ -271,7 +270,9 @@ async function createFromAllItems(ctx: IExecuteFunctions, items: INodeExecutionD
 					'The campaign was not created: fix or filter out these items first.',
 			});
 		}
-		const json = await create(ctx, prepare(ctx, 0, numbers), 0);
+		const ledger = await openSendLedger(ctx);
+		const json = await create(ctx, ledger, prepare(ctx, 0, numbers), 0);
+		await ledger.finish();
 		return [{ json, pairedItem }];
 	} catch (error) {
 		const wrapped = wrapError(ctx, error, 0);
@@ -283,9 +284,13 @@ async function createFromAllItems(ctx: IExecuteFunctions, items: INodeExecutionD
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const source = this.getNodeParameter('recipientsSource', 0) as 'list' | 'items' | 'none';
 	if (source === 'items') return await createFromAllItems(this, items);
-	return await mapItems(this, items, async (i) => {
+	// Campaigns use the account login: their ledger stays in this process.
+	const ledger = await openSendLedger(this);
+	const output = await mapItems(this, items, async (i) => {
 		const numbers =
 			source === 'list' ? normalizeNumbers(this, this.getNodeParameter('phoneNumbers', i, ''), numberOptions(this, i), i) : [];
-		return await create(this, prepare(this, i, numbers), i);
+		return await create(this, ledger, prepare(this, i, numbers), i);
 	});
+	await ledger.finish();
+	return output;
 }

@@ -11,7 +11,7 @@ import { serviceErrorCode } from '../../transport/errors';
 import { getServiceCredentials } from '../../transport/request';
 import { SERVICE } from '../../transport/service';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
-import { defaultCountryOption, numberCheckOption } from '../common.descriptions';
+import { defaultCountryOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
 import { wrapError } from '../../helpers/items';
 
 const MEDIA_TYPES: MediaKind[] = ['image', 'document', 'video'];
@@ -155,6 +155,7 @@ const properties: INodeProperties[] = [
 				description:
 					'Whether to check the media link with a HEAD request before sending: it must answer, with an allowed content type and within the size limit (image 5 MB, document 100 MB, video 16 MB)',
 			},
+			resendUnknownOutcomeOption,
 		],
 	},
 ];

@@ -15,6 +15,7 @@ import {
 	checkBalanceField,
 	defaultCountryOption,
 	numberCheckOption,
+	resendUnknownOutcomeOption,
 	scheduledAtOption,
 	senderIdLocator,
 } from '../common.descriptions';
@@ -68,6 +69,7 @@ const properties: INodeProperties[] = [
 				description: 'Your own reference (e.g. an order number), returned in delivery reports',
 			},
 			scheduledAtOption,
+			resendUnknownOutcomeOption,
 		],
 	},
 ];

@@ -1,0 +1,191 @@
+import { createHash } from 'crypto';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { perItemParameter } from '../../helpers/parameters';
+import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
+import { placeholdersOf } from '../../helpers/segments';
+import { failureOf, type ItemFailure } from '../../helpers/sending';
+import { failItem } from '../../helpers/validation';
+import { SMS_LIMITS } from '../../transport/service';
+import { futureTime, senderIdSchema } from './send.operation';
+
+/**
+ * Send Bulk's parameter reading and validation: every item (or every entry of each item's list)
+ * becomes a checked recipient in a group of recipients that share one message body, or a failure
+ * naming the item, the field and the rule. Nothing here sends.
+ */
+export interface Recipient {
+	itemIndex: number;
+	/** Position within the item's list (list mode), for messages and the retry ledger. */
+	position: number;
+	phoneNumber: string;
+	variables?: Record<string, string>;
+	group: Group;
+	/** What was sent to this recipient, numbered among repeats: its key in the send ledger. */
+	identity?: string;
+	outcome?: Outcome;
+}
+
+export interface Group {
+	body: IDataObject;
+	/** Short digest of the body, in the ledger key of each recipient. */
+	id: string;
+	placeholders: string[];
+	recipients: Recipient[];
+	/** Credits of the message when no placeholder is filled (the same for every recipient). */
+	credits?: number;
+}
+
+export type Outcome = { ok: true; json: IDataObject } | { ok: false; failure: ItemFailure; phoneNumber: string };
+
+export interface Slot {
+	recipient?: Recipient;
+	failure?: ItemFailure;
+	phoneNumber?: unknown;
+}
+
+export function readRecipients(ctx: IExecuteFunctions, items: INodeExecutionData[]) {
+	const node = ctx.getNode();
+	const source = ctx.getNodeParameter('recipientsSource', 0) as 'items' | 'list';
+	const message = perItemParameter<string>(ctx, 'message', '');
+	const senderId = perItemParameter<string>(ctx, 'senderId', '', true);
+	const options = perItemParameter<IDataObject>(ctx, 'options', {});
+	const phone = perItemParameter<unknown>(ctx, 'phoneNumber', '');
+	const variablesSource = source === 'items' ? (ctx.getNodeParameter('variablesSource', 0) as string) : 'list';
+	const defined = perItemParameter<{ variable?: Array<{ name: string; value: unknown }> }>(ctx, 'variables', {});
+	const recipientList = perItemParameter<unknown>(ctx, 'recipients', []);
+
+	const groups = new Map<string, Group>();
+	const slots: Slot[] = [];
+	// Message, sender ID and options are usually the same for every item (fixed values, read once):
+	// they are then checked once, not once per item.
+	let last: { text: unknown; sender: unknown; opts: unknown; group: Group } | undefined;
+
+	for (let i = 0; i < items.length; i++) {
+		try {
+			const text = message(i);
+			const rawSender = senderId(i);
+			const opts = options(i);
+			let group: Group;
+			if (last && last.text === text && last.sender === rawSender && last.opts === opts) {
+				group = last.group;
+			} else {
+				if (typeof text !== 'string' || text === '') failItem(node, i, '"Message" must not be empty');
+				if ([...text].length > SMS_LIMITS.maxMessageCharacters) {
+					failItem(node, i, `"Message" must be at most ${SMS_LIMITS.maxMessageCharacters} characters`);
+				}
+				const sender = rawSender || undefined;
+				if (sender !== undefined && !senderIdSchema.safeParse(sender).success) {
+					failItem(node, i, `"Sender ID" ${senderIdSchema.safeParse(sender).error?.issues[0].message}`);
+				}
+				const scheduledAt = futureTime(ctx, opts.scheduledAt, i);
+				const body: IDataObject = { message: text };
+				if (sender) body.senderId = sender;
+				if (opts.reference) body.reference = String(opts.reference);
+				if (scheduledAt) body.scheduledAt = scheduledAt;
+				const groupKey = JSON.stringify(body);
+				group = groups.get(groupKey) ?? {
+					body,
+					id: createHash('sha256').update(groupKey).digest('base64').slice(0, 12),
+					placeholders: placeholdersOf(text),
+					recipients: [],
+				};
+				groups.set(groupKey, group);
+				last = { text, sender: rawSender, opts, group };
+			}
+			const { placeholders } = group;
+
+			const entries =
+				source === 'items'
+					? [
+							{
+								phoneNumber: phone(i),
+								variables:
+									variablesSource === 'allFields'
+										? fieldVariables(items[i].json, placeholders)
+										: variablesFor(variablesSource, items[i].json, defined(i)),
+							},
+						]
+					: listEntries(ctx, recipientList(i), i);
+			entries.forEach((entry, position) => {
+				const where = source === 'list' ? `recipient ${position}: ` : '';
+				const normalized = normalizePhoneNumber(
+					entry.phoneNumber,
+					(opts.defaultCountry as string) || undefined,
+					(opts.numberCheck as NumberCheck) ?? 'mobile',
+				);
+				try {
+					if (!normalized.ok) failItem(node, i, `${where}"Phone Number" ${normalized.rule}`);
+					const missing = placeholders.length ? placeholders.filter((name) => entry.variables?.[name] === undefined) : placeholders;
+					if (missing.length) {
+						failItem(node, i, `${where}no value for the placeholder(s) ${missing.map((m) => `{{${m}}}`).join(', ')} of "Message"`);
+					}
+					// Only the message's placeholders go to the service (and into the retry ledger's key).
+					const variables = placeholders.length && entry.variables ? usedVariables(entry.variables, placeholders) : undefined;
+					slots.push({
+						recipient: { itemIndex: i, position, phoneNumber: normalized.e164, variables, group },
+					});
+				} catch (error) {
+					slots.push({ failure: failureOf(ctx, error, i), phoneNumber: entry.phoneNumber });
+				}
+			});
+		} catch (error) {
+			slots.push({ failure: failureOf(ctx, error, i) });
+		}
+	}
+	return { groups, slots };
+}
+
+const hasOwn = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);
+
+/** "All Fields of the Item", reading only the fields the message's placeholders name. */
+function fieldVariables(json: IDataObject, placeholders: string[]): Record<string, string> {
+	const variables: Record<string, string> = {};
+	for (const name of placeholders) {
+		const value = hasOwn(json, name) ? json[name] : undefined;
+		if (value !== undefined && value !== null && typeof value !== 'object') variables[name] = String(value);
+	}
+	return variables;
+}
+
+function usedVariables(all: Record<string, string>, placeholders: string[]): Record<string, string> {
+	const variables: Record<string, string> = {};
+	for (const name of placeholders) if (hasOwn(all, name)) variables[name] = all[name];
+	return variables;
+}
+
+function variablesFor(
+	mode: string,
+	json: IDataObject,
+	defined: { variable?: Array<{ name: string; value: unknown }> },
+): Record<string, string> | undefined {
+	if (mode === 'none') return undefined;
+	const pairs: Array<[string, unknown]> =
+		mode === 'define' ? (defined.variable ?? []).map((v) => [v.name, v.value]) : Object.entries(json);
+	const variables: Record<string, string> = {};
+	for (const [name, value] of pairs) {
+		if (name && value !== undefined && value !== null && typeof value !== 'object') variables[name] = String(value);
+	}
+	return variables;
+}
+
+function listEntries(ctx: IExecuteFunctions, value: unknown, i: number) {
+	let list = value;
+	if (typeof list === 'string') {
+		try {
+			list = JSON.parse(list);
+		} catch {
+			failItem(ctx.getNode(), i, '"Recipient List" must be a JSON array');
+		}
+	}
+	if (!Array.isArray(list)) failItem(ctx.getNode(), i, '"Recipient List" must be an array');
+	if (list.length === 0) failItem(ctx.getNode(), i, '"Recipient List" must not be empty');
+	return list.map((entry: unknown) =>
+		typeof entry === 'string' || typeof entry === 'number'
+			? { phoneNumber: entry as unknown, variables: undefined }
+			: {
+					phoneNumber: (entry as IDataObject)?.phoneNumber as unknown,
+					variables: variablesFor('allFields', ((entry as IDataObject)?.variables ?? {}) as IDataObject, {}),
+				},
+	);
+}

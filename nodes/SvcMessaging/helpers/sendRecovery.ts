@@ -1,0 +1,37 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { RedisUnavailable } from '../transport/redis';
+import { getServiceCredentials } from '../transport/request';
+import { openSendLedger, type LedgerEntry, type SendLedger } from './sendLedger';
+import type { ItemFailure } from './sending';
+
+/**
+ * The send ledger of an API-key send (Send, Send Bulk, Chat Message → Send). When its Redis cannot
+ * be reached the node fails before sending; with Continue On Fail the ledger stays in this process
+ * and each item then fails unsent at the (equally unreachable) shared limiter.
+ */
+export async function openLedger(ctx: IExecuteFunctions): Promise<SendLedger> {
+	try {
+		return await openSendLedger(ctx, await getServiceCredentials.call(ctx, 'apiKey'));
+	} catch (error) {
+		if (!(error instanceof RedisUnavailable)) throw error;
+		if (ctx.continueOnFail()) return await openSendLedger(ctx);
+		throw new NodeOperationError(ctx.getNode(), error.message, { description: error.description });
+	}
+}
+
+/** What the ledger keeps of a send that may have reached the service (timeout, dropped connection, 5xx). */
+export function unknownOutcome(failure: ItemFailure): LedgerEntry {
+	return { outcome: 'unknown', message: failure.error.message, description: failure.error.description ?? undefined };
+}
+
+/** A message an earlier try may have sent: reported, not sent again (unless the user asks). */
+export function unknownOutcomeError(ctx: IExecuteFunctions, earlier: LedgerEntry & { outcome: 'unknown' }, itemIndex: number) {
+	return new NodeOperationError(ctx.getNode(), `An earlier try may already have sent this message (${earlier.message})`, {
+		itemIndex,
+		description:
+			'It is not sent again, so that nobody gets it twice. Check the message log in the dashboard; to send it anyway, ' +
+			'turn on the option "Resend Messages With Unknown Outcome" and run the node again.',
+	});
+}

@@ -1,0 +1,219 @@
+/**
+ * Issue 12: never twice when a failed execution is retried. n8n's executions list "Retry" runs the
+ * failed node again with its original input as a NEW execution in mode `retry`; here that is
+ * executeNode with a new execution ID and `mode: 'retry'`, through n8n-core's real ExecuteContext.
+ * Every claim is counted at the emulator.
+ */
+import { SEED_KEYS, type RunningEmulator } from '../emulator';
+import { executeNode, shutdownN8nCore, type NodeSetup } from '../helpers/n8n';
+import { startRedis, type RedisServer } from '../helpers/services';
+import { OPTED_IN, OPTED_IN_2, OPTED_IN_NG } from '../chat/helpers';
+import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
+import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/helpers/sendLedger';
+import { emulator, noSender, sendParameters } from './fixtures';
+
+let emu: RunningEmulator;
+let run = 0;
+
+beforeEach(async () => {
+	emu = await emulator();
+	run++;
+});
+afterEach(async () => {
+	await emu.close();
+});
+afterAll(async () => {
+	await shutdownN8nCore();
+});
+
+const phones = (base: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(base + run * 1000 + i).padStart(8, '0')}` }));
+
+function bulkParameters(extra: Record<string, unknown> = {}) {
+	return {
+		resource: 'sms',
+		operation: 'sendBulk',
+		recipientsSource: 'items',
+		phoneNumber: '={{ $json.phone }}',
+		variablesSource: 'none',
+		message: 'Flash sale today',
+		senderId: noSender,
+		options: extra,
+	};
+}
+
+const free = () => ({ svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free' } });
+const smsNumbers = () => emu.control.messages().map((m) => m.phoneNumber);
+const countOf = (list: string[]) => list.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>());
+
+/** Runs the node; the error it fails with, or its output. */
+async function attempt(setup: NodeSetup, items: object[]) {
+	try {
+		return { output: (await executeNode(setup, items as never))[0] };
+	} catch (error) {
+		return { error: error as Error & { description?: string } };
+	}
+}
+
+describe('Send Bulk: a failed execution retried', () => {
+	it('250 recipients, the 2nd of 3 calls answers 500: the retry sends nobody twice and reports the 100 of unknown fate', async () => {
+		const items = phones(10_000_000, 250);
+		// The first call passes (slow: 1 ms), the second gets a 500.
+		emu.control.addFault({ kind: 'slow', delayMs: 1, pathPrefix: '/api/sms/send-api' });
+		emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/sms/send-api' });
+		const first = await attempt({ parameters: bulkParameters(), credentials: free(), executionId: `bulk-${run}-a` }, items);
+		expect(first.error?.message).toMatch(/100 recipient\(s\) were not accepted .*150 were accepted/);
+		expect(smsNumbers()).toHaveLength(150);
+
+		// Retry (new execution, mode retry, same input): nothing new is sent.
+		const retry = await attempt({ parameters: bulkParameters(), credentials: free(), executionId: `bulk-${run}-b`, mode: 'retry' }, items);
+		expect(retry.error?.message).toMatch(/100 recipient\(s\) were not accepted .*150 were accepted/);
+		expect(retry.error?.description).toMatch(/An earlier try may already have sent this message/);
+		expect(smsNumbers()).toHaveLength(150);
+
+		// With "Continue On Fail" the output says which recipients were sent earlier and which are unknown.
+		const shown = await attempt(
+			{ parameters: bulkParameters(), credentials: free(), executionId: `bulk-${run}-c`, mode: 'retry', settings: { onError: 'continueRegularOutput' } },
+			items,
+		);
+		const out = shown.output!;
+		expect(out).toHaveLength(250);
+		expect(out.filter((i) => i.json.alreadySent === true && typeof i.json.messageId === 'string')).toHaveLength(150);
+		const unknown = out.filter((i) => i.json.accepted === false);
+		expect(unknown).toHaveLength(100);
+		for (const item of unknown) expect(String(item.json.errorMessage)).toMatch(/earlier try may already have sent/);
+		out.forEach((item, i) => expect(item.pairedItem).toEqual({ item: i }));
+		expect(smsNumbers()).toHaveLength(150);
+
+		// Only when asked are the unknown ones sent again: every recipient then exactly once.
+		const resend = await attempt(
+			{ parameters: bulkParameters({ resendUnknownOutcome: true }), credentials: free(), executionId: `bulk-${run}-d`, mode: 'retry' },
+			items,
+		);
+		expect(resend.error).toBeUndefined();
+		expect(resend.output!.filter((i) => i.json.alreadySent === true)).toHaveLength(150);
+		expect(resend.output!.filter((i) => i.json.accepted === true && i.json.alreadySent === undefined)).toHaveLength(100);
+		const counts = countOf(smsNumbers());
+		expect(counts.size).toBe(250);
+		expect([...counts.values()].every((n) => n === 1)).toBe(true);
+	}, 60_000);
+
+	it('a new (not retry) execution of the same input is never suppressed', async () => {
+		const items = phones(20_000_000, 3);
+		await executeNode({ parameters: bulkParameters(), credentials: free(), executionId: `new-${run}-a` }, items);
+		await executeNode({ parameters: bulkParameters(), credentials: free(), executionId: `new-${run}-b` }, items);
+		expect(smsNumbers()).toHaveLength(6);
+	});
+
+	it("a retry is not held back by an earlier execution that finished with the same messages (yesterday's reminder)", async () => {
+		const items = phones(30_000_000, 2);
+		await executeNode({ parameters: bulkParameters(), credentials: free(), executionId: `done-${run}-a` }, items);
+		const [out] = await executeNode({ parameters: bulkParameters(), credentials: free(), executionId: `done-${run}-b`, mode: 'retry' }, items);
+		expect(out.every((i) => i.json.accepted === true && i.json.alreadySent === undefined)).toBe(true);
+		expect(smsNumbers()).toHaveLength(4);
+	});
+
+	it('the same recipient twice in one run is two messages, and a second Retry of the same failed execution sends none again', async () => {
+		const [one] = phones(40_000_000, 1);
+		const items = [one, one, ...phones(40_000_100, 1)];
+		emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/sms/send-api', count: 1 });
+		// One call of 3 at Business: the 500 leaves all three unknown; nothing reached the service.
+		const business = { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } };
+		const first = await attempt({ parameters: bulkParameters(), credentials: business, executionId: `dup-${run}-a` }, items);
+		expect(first.error).toBeDefined();
+		const retried = await attempt({ parameters: bulkParameters({ resendUnknownOutcome: true }), credentials: business, executionId: `dup-${run}-b`, mode: 'retry' }, items);
+		expect(retried.error).toBeUndefined();
+		expect(countOf(smsNumbers()).get(one.phone)).toBe(2);
+		const again = await attempt({ parameters: bulkParameters(), credentials: business, executionId: `dup-${run}-c`, mode: 'retry' }, items);
+		expect(again.error).toBeUndefined();
+		expect(again.output!.map((i) => i.json.alreadySent)).toEqual([true, true, true]);
+		expect(smsNumbers()).toHaveLength(3);
+	});
+});
+
+describe('SMS → Send: a failed execution retried', () => {
+	it('a dropped connection after the service accepted: reported on retry, resent only with the option', async () => {
+		const items = phones(50_000_000, 6);
+		emu.control.addFault({ kind: 'drop-after-processing', pathPrefix: '/api/sms/send-api' });
+		const first = await attempt({ parameters: sendParameters(), credentials: free(), executionId: `send-${run}-a` }, items);
+		expect(first.error?.message).toMatch(/1 message\(s\) were not accepted .*5 were accepted/);
+		// The dropped request was processed: six messages at the service.
+		expect(smsNumbers()).toHaveLength(6);
+
+		const retry = await attempt(
+			{ parameters: sendParameters(), credentials: free(), executionId: `send-${run}-b`, mode: 'retry', settings: { onError: 'continueRegularOutput' } },
+			items,
+		);
+		expect(retry.output!.filter((i) => i.json.alreadySent === true)).toHaveLength(5);
+		const [unknown] = retry.output!.filter((i) => i.json.accepted === false);
+		expect(String(unknown.json.errorMessage)).toMatch(/earlier try may already have sent this message/);
+		expect(smsNumbers()).toHaveLength(6);
+
+		// The user asked for it: the one of unknown fate goes again (the service then has it twice).
+		const resend = await attempt(
+			{ parameters: sendParameters({ options: { resendUnknownOutcome: true } }), credentials: free(), executionId: `send-${run}-c`, mode: 'retry' },
+			items,
+		);
+		expect(resend.error).toBeUndefined();
+		expect(smsNumbers()).toHaveLength(7);
+		expect(countOf(smsNumbers()).get(String(unknown.json.phoneNumber))).toBe(2);
+	}, 30_000);
+});
+
+describe('Chat Message → Send: a failed execution retried', () => {
+	it('one chat send answers 500: the retry sends none of the accepted again', async () => {
+		for (const phoneNumber of [OPTED_IN, OPTED_IN_2, OPTED_IN_NG]) emu.control.addOptIn({ phoneNumber });
+		const parameters = { resource: 'chatMessage', operation: 'send', phoneNumber: '={{ $json.phone }}', messageType: 'text', text: 'Your order shipped', options: {} };
+		const credentials = { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } };
+		const items = [{ phone: OPTED_IN }, { phone: OPTED_IN_2 }, { phone: OPTED_IN_NG }];
+		emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/chat/messages' });
+		const first = await attempt({ parameters, credentials, executionId: `chat-${run}-a` }, items);
+		expect(first.error?.message).toMatch(/1 chat message\(s\) were not accepted .*2 were accepted/);
+		expect(emu.control.chatMessages()).toHaveLength(2);
+
+		const retry = await attempt({ parameters, credentials, executionId: `chat-${run}-b`, mode: 'retry' }, items);
+		expect(retry.error?.message).toMatch(/1 chat message\(s\) were not accepted/);
+		expect(retry.error?.description).toMatch(/earlier try may already have sent this message/);
+		expect(emu.control.chatMessages()).toHaveLength(2);
+
+		const resend = await attempt({ parameters: { ...parameters, options: { resendUnknownOutcome: true } }, credentials, executionId: `chat-${run}-c`, mode: 'retry' }, items);
+		expect(resend.error).toBeUndefined();
+		expect(resend.output!.filter((i) => i.json.alreadySent === true)).toHaveLength(2);
+		const numbers = emu.control.chatMessages().map((m) => m.phoneNumber);
+		expect(numbers.sort()).toEqual([OPTED_IN, OPTED_IN_2, OPTED_IN_NG].sort());
+	});
+});
+
+describe('with the shared Redis: a retry on another worker or after a restart', () => {
+	let redis: RedisServer;
+	beforeAll(async () => {
+		redis = await startRedis();
+	}, 120_000);
+	afterAll(async () => {
+		await closeSharedLimiters();
+		await closeRedisClients();
+		await redis.stop();
+	});
+
+	it('the ledger lives in Redis: after this process forgets, the retry still sends nobody twice', async () => {
+		const shared = {
+			svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free', sharedRateLimit: true, redisHost: '127.0.0.1', redisPort: redis.port },
+		};
+		const items = phones(60_000_000, 150);
+		emu.control.addFault({ kind: 'slow', delayMs: 1, pathPrefix: '/api/sms/send-api' });
+		emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/sms/send-api' });
+		const first = await attempt({ parameters: bulkParameters(), credentials: shared, executionId: `redis-${run}-a` }, items);
+		expect(first.error?.message).toMatch(/50 recipient\(s\) were not accepted .*100 were accepted/);
+
+		clearLocalLedger(); // what a restart, or another worker, starts with
+		const retry = await attempt(
+			{ parameters: bulkParameters({ resendUnknownOutcome: true }), credentials: shared, executionId: `redis-${run}-b`, mode: 'retry' },
+			items,
+		);
+		expect(retry.error).toBeUndefined();
+		expect(retry.output!.filter((i) => i.json.alreadySent === true)).toHaveLength(100);
+		const counts = countOf(smsNumbers());
+		expect(counts.size).toBe(150);
+		expect([...counts.values()].every((n) => n === 1)).toBe(true);
+	}, 60_000);
+});
