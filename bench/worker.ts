@@ -12,7 +12,7 @@ process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'svc-n8n-bench-'));
 process.env.N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS = 'true';
 process.env.N8N_LOG_LEVEL = 'silent';
 
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { inputItems, MESSAGE, TEMPLATE, type Plan } from './lib';
 
@@ -26,6 +26,19 @@ export interface NodeScenario {
 	variables?: boolean;
 	/** concurrent executions on the same key (the shared limiter) */
 	executions?: number;
+	/** first input item's index (distinct phone numbers per process on one key) */
+	offset?: number;
+	/** added to the execution's reference (tells processes on one key apart) */
+	tag?: string;
+	/** the credential's "Share Rate Limit Across n8n Processes", on this Redis */
+	sharedLimit?: SharedLimitSettings;
+}
+
+export interface SharedLimitSettings {
+	host: string;
+	port: number;
+	database: number;
+	prefix: string;
 }
 
 export interface ExecutionFigures {
@@ -50,7 +63,41 @@ export interface WorkerResult {
 	executions: ExecutionFigures[];
 }
 
-type Message = { type: 'run'; scenario: NodeScenario; url: string } | { type: 'exit' };
+/**
+ * `run` with `barrier`: the worker prepares the execution, answers `armed` and starts it at the
+ * `startAt` (Date.now() clock) of the `go` that follows, so that several worker processes start
+ * together.
+ */
+export type ToWorker = { type: 'run'; scenario: NodeScenario; url: string; barrier?: boolean } | { type: 'go'; startAt: number } | { type: 'exit' };
+
+export type FromWorker =
+	| { type: 'ready' }
+	| { type: 'armed' }
+	| { type: 'result'; result: WorkerResult }
+	| { type: 'error'; message: string };
+
+/**
+ * The API-key credential as a user fills it in: plan and key, plus, for a shared limit, the Redis
+ * fields of "Share Rate Limit Across n8n Processes" (credentials/SvcMessagingApi.credentials.ts).
+ */
+export function credentialsFor(scenario: NodeScenario, url: string): { svcMessagingApi: ICredentialDataDecryptedObject } {
+	const api: ICredentialDataDecryptedObject = { baseUrl: url, apiKey: scenario.key, plan: scenario.plan };
+	if (scenario.sharedLimit) {
+		Object.assign(api, {
+			sharedRateLimit: true,
+			redisHost: scenario.sharedLimit.host,
+			redisPort: scenario.sharedLimit.port,
+			redisUser: '',
+			redisPassword: '',
+			redisDatabase: scenario.sharedLimit.database,
+			redisTls: false,
+			redisPrefix: scenario.sharedLimit.prefix,
+		});
+	}
+	return { svcMessagingApi: api };
+}
+
+let go: ((startAt: number) => void) | undefined;
 
 function parameters(scenario: NodeScenario, reference: string): IDataObject {
 	const senderId = { __rl: true, mode: 'list', value: '' };
@@ -93,23 +140,33 @@ function peakRss(resettable: boolean): number {
 	return process.resourceUsage().maxRSS * 1024;
 }
 
-async function run(scenario: NodeScenario, url: string): Promise<WorkerResult> {
+async function run(scenario: NodeScenario, url: string, barrier = false): Promise<WorkerResult> {
 	const { executeNode } = await import('../test/helpers/n8n');
 	const executions = scenario.executions ?? 1;
-	const inputs = Array.from({ length: executions }, (_, e) => inputItems(scenario.items, e * scenario.items));
-	const credentials = { svcMessagingApi: { baseUrl: url, apiKey: scenario.key, plan: scenario.plan } };
+	const offset = scenario.offset ?? 0;
+	const inputs = Array.from({ length: executions }, (_, e) => inputItems(scenario.items, offset + e * scenario.items));
+	const credentials = credentialsFor(scenario, url);
 
 	global.gc?.();
 	const heapBefore = process.memoryUsage().heapUsed;
 	const resettable = resetPeakRss();
 	const rssBefore = process.memoryUsage.rss();
 
+	if (barrier) {
+		const startAt = await new Promise<number>((resolve) => {
+			go = resolve;
+			process.send!({ type: 'armed' } satisfies FromWorker);
+		});
+		go = undefined;
+		await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
+	}
+
 	const cpu = process.cpuUsage();
 	const startedAt = Date.now();
 	const started = performance.now();
 	const figures = await Promise.all(
 		inputs.map(async (items, e): Promise<ExecutionFigures> => {
-			const reference = `${scenario.id}-${String.fromCharCode(65 + e)}`;
+			const reference = `${scenario.id}-${scenario.tag ?? ''}${String.fromCharCode(65 + e)}`;
 			const t0 = performance.now();
 			try {
 				const [output] = (await executeNode({ parameters: parameters(scenario, reference), credentials }, items)) as INodeExecutionData[][];
@@ -140,18 +197,27 @@ async function run(scenario: NodeScenario, url: string): Promise<WorkerResult> {
 	};
 }
 
-process.on('message', (message: Message) => {
-	if (message.type === 'exit') {
-		void import('../test/helpers/n8n').then(async ({ shutdownN8nCore }) => {
-			await shutdownN8nCore();
-			process.exit(0);
-		});
+process.on('message', (message: ToWorker) => {
+	if (message.type === 'go') {
+		go?.(message.startAt);
 		return;
 	}
-	run(message.scenario, message.url).then(
-		(result) => process.send!({ type: 'result', result }),
-		(error: Error) => process.send!({ type: 'error', message: error.stack ?? error.message }),
+	if (message.type === 'exit') {
+		void (async () => {
+			const { shutdownN8nCore } = await import('../test/helpers/n8n');
+			const { closeSharedLimiters } = await import('../nodes/SvcMessaging/transport/limiter');
+			const { closeRedisClients } = await import('../nodes/SvcMessaging/transport/redis');
+			await closeSharedLimiters();
+			await closeRedisClients();
+			await shutdownN8nCore();
+			process.exit(0);
+		})();
+		return;
+	}
+	run(message.scenario, message.url, message.barrier).then(
+		(result) => process.send!({ type: 'result', result } satisfies FromWorker),
+		(error: Error) => process.send!({ type: 'error', message: error.stack ?? error.message } satisfies FromWorker),
 	);
 });
 
-void import('../test/helpers/n8n').then(() => process.send!({ type: 'ready' }));
+void import('../test/helpers/n8n').then(() => process.send!({ type: 'ready' } satisfies FromWorker));
