@@ -8,7 +8,7 @@
  */
 import { execFileSync, fork, type ChildProcess } from 'child_process';
 import { writeFileSync } from 'fs';
-import { cpus, totalmem } from 'os';
+import { cpus, loadavg, totalmem } from 'os';
 import { join } from 'path';
 
 import { startRedis, type RedisServer } from '../test/helpers/services';
@@ -210,6 +210,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main() {
 	const startedAt = new Date();
+	const loadAtStart = loadavg().map((l) => round(l, 2));
 	const t0 = performance.now();
 	log('bench: starting the emulator (child process)');
 	const emulator = await startEmulatorProcess();
@@ -520,7 +521,10 @@ async function main() {
 	const targets = evaluateTargets(byId, shared, processRows);
 	const results = {
 		date: startedAt.toISOString(),
-		machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: round(totalmem() / 2 ** 30, 1), node: process.version, platform: process.platform },
+		machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: round(totalmem() / 2 ** 30, 1), node: process.version, platform: process.platform,
+			// 1-, 5- and 15-minute load averages (the machine may be shared with other work).
+			loadAverage: { atStart: loadAtStart, atEnd: loadavg().map((l) => round(l, 2)) },
+		},
 		definitions: {
 			rateRatio: 'accepted calls per second, from the emulator’s arrival times ((n − 1) / (last − first)), divided by the plan rate',
 			minimum: "(calls − 1) / plan rate + the fastest answer to one call of the largest chunk's size (measured in this run with undici)",
@@ -546,7 +550,9 @@ async function main() {
 	process.stdout.write(
 		`${table(rows)}\n\n${processesTable(processRows)}\n\n${comparisonTable(results.comparisons)}\n\n${targetTable(targets)}\n\n`,
 	);
-	process.stdout.write(`Total ${totalS.toFixed(0)} s. Results: bench/results.json\n`);
+	process.stdout.write(
+		`Total ${totalS.toFixed(0)} s; load average ${loadAtStart.join(' ')} at start, ${results.machine.loadAverage.atEnd.join(' ')} at end. Results: bench/results.json\n`,
+	);
 }
 
 /**
