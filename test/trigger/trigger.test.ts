@@ -9,6 +9,8 @@ import type { NodeSetup, TestCredentials } from '../helpers/n8n';
 import { callWebhook, registerNodeType, shutdownN8nCore } from '../helpers/n8n';
 import type { CapturedDelivery } from './harness';
 import { asWebhookRequest, n8nAnswer, startReceiver } from './harness';
+import { freeTcpPort, startRedis, type RedisServer } from '../helpers/services';
+import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 
 /**
  * The trigger's webhook handler, run in n8n-core's real WebhookContext, fed with the exact requests
@@ -485,4 +487,61 @@ describe('Include Raw Payload', () => {
 		const answer = await trigger(delivery('unreachable', 'message.failed'));
 		expect(answer.items[0]).not.toHaveProperty('raw');
 	});
+});
+
+describe('one execution per event across processes (shared Redis)', () => {
+	let redis: RedisServer;
+	beforeAll(async () => {
+		redis = await startRedis();
+	}, 120_000);
+	afterAll(async () => {
+		await closeRedisClients();
+		await redis?.stop();
+	});
+	const sharedCredentials = (port = redis.port): TestCredentials => ({
+		svcMessagingApi: {
+			baseUrl: emulator.url,
+			apiKey: API_KEY,
+			plan: 'starter',
+			webhookSecret: SECRET,
+			sharedRateLimit: true,
+			redisHost: '127.0.0.1',
+			redisPort: port,
+		},
+	});
+
+	it('the same signed event reaching two webhook processes at the same moment starts exactly one execution, 20 times in a row', async () => {
+		// 20 distinct events: the emulator's real deliveries, each as sent and as re-signed copies for other message IDs.
+		const ours = new Set(Object.values(sent).map((m) => m.messageId));
+		const real = receiver.deliveries.filter((d) => d.attempt === 1 && ours.has(d.messageId));
+		const deliveries = Array.from({ length: 20 }, (_, k) => {
+			const base = real[k % real.length];
+			if (k < real.length) return base;
+			const payload = payloadOf(base) as { data: { messageId: string } };
+			payload.data.messageId = `${payload.data.messageId}-copy${k}`;
+			return signed(base, JSON.stringify(payload));
+		});
+		let rounds = 0;
+		for (const d of deliveries) {
+			// Two processes: each its own static data (as each n8n webhook process has), one Redis.
+			const [a, b] = await Promise.all([
+				trigger(d, { credentials: sharedCredentials(), parameters: { events: ALL_EVENTS }, staticData: {} }),
+				trigger(d, { credentials: sharedCredentials(), parameters: { events: ALL_EVENTS }, staticData: {} }),
+			]);
+			expect(a.executions + b.executions).toBe(1);
+			expect([a.body, b.body]).toContainEqual({ received: true, ignored: 'duplicate' });
+			// The service's later retry of it: no execution either.
+			expect((await trigger(d, { credentials: sharedCredentials(), parameters: { events: ALL_EVENTS } })).executions).toBe(0);
+			rounds++;
+		}
+		expect(rounds).toBe(20);
+	});
+
+	it('Redis unreachable: 503 so that the service retries, and no execution', async () => {
+		const d = delivery('blacklisted', 'message.failed');
+		const answer = await trigger(d, { credentials: sharedCredentials(await freeTcpPort()) });
+		expect(answer.statusCode).toBe(503);
+		expect(answer.executions).toBe(0);
+		expect((answer.body as { error: string }).error).toMatch(/Could not connect to Redis at 127\.0\.0\.1:\d+/);
+	}, 20_000);
 });

@@ -1,5 +1,6 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
+import { digest, redisClient, type SharedLimitConfig } from '../transport/redis';
 import type { DeliveryReport } from './payload';
 
 /**
@@ -12,6 +13,7 @@ import type { DeliveryReport } from './payload';
  * starts. It does not save them for test webhooks ("Listen for test event"), where the ledger
  * lasts one call. Two deliveries handled at the same moment each save their own copy (the last
  * save wins), so a key can be lost in that race; retries of one event are at least 30 s apart.
+ * With the credential's shared Redis, claimReport() replaces this list (see there).
  */
 export const LEDGER_SIZE = 2000;
 
@@ -37,4 +39,20 @@ export function remember(staticData: IDataObject, key: string, size = LEDGER_SIZ
 	// A new array (not a push into the stored one) so that n8n's observable static data is marked
 	// as changed and saved after the execution.
 	staticData[LEDGER_KEY] = keys.slice(Math.max(0, keys.length - size));
+}
+
+/** Longer than the service's retry schedule (6 attempts over about 2 h 42 min). */
+export const CLAIM_TTL_MS = 6 * 3600 * 1000;
+
+/**
+ * Claims the report for this workflow's trigger atomically (SET NX with a TTL): true for the one
+ * process that gets it, false for every other delivery of the same messageId + event — two
+ * `n8n webhook` processes receiving it at the same moment included. Throws when Redis cannot be
+ * reached (the caller then asks the service to retry). The key is a digest.
+ */
+export async function claimReport(context: IWebhookFunctions, config: SharedLimitConfig, report: DeliveryReport): Promise<boolean> {
+	const client = await redisClient(config, 'the delivery-report claims');
+	const scope = `${context.getWorkflow().id ?? ''}\u0000${context.getNode().id}\u0000${reportKey(report)}`;
+	const answer = await client.set(`${config.keyPrefix}:report:${digest(scope)}`, '1', 'PX', CLAIM_TTL_MS, 'NX');
+	return answer === 'OK';
 }

@@ -2,7 +2,8 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { SERVICE } from '../transport/service';
 import type { DeliveryEvent } from './events';
-import { hasSeen, remember, reportKey } from './ledger';
+import { sharedLimitOf } from '../transport/redis';
+import { claimReport, hasSeen, remember, reportKey } from './ledger';
 import { flattenReport } from './output';
 import { parseDeliveryReport } from './payload';
 import type { TriggerOptions } from './properties';
@@ -12,15 +13,18 @@ import { hasValidSignature } from './signature';
 const CREDENTIAL_TYPE = 'svcMessagingApi';
 
 /**
- * The secret to check signatures with, or '' for none. No credential selected, or an empty
- * Webhook Secret, means no check (the node's notice says so). A selected credential that cannot
+ * The API-key credential, or undefined when none is selected. A selected credential that cannot
  * be read makes the call fail (n8n answers 500 and the service retries) rather than letting
  * unsigned calls in.
  */
-async function webhookSecret(context: IWebhookFunctions): Promise<string> {
-	if (!context.getNode().credentials?.[CREDENTIAL_TYPE]) return '';
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	return typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
+async function credentialsOf(context: IWebhookFunctions): Promise<IDataObject | undefined> {
+	if (!context.getNode().credentials?.[CREDENTIAL_TYPE]) return undefined;
+	return (await context.getCredentials(CREDENTIAL_TYPE)) as IDataObject;
+}
+
+/** The secret to check signatures with, or '' for none (no credential, or an empty Webhook Secret). */
+function webhookSecret(credentials: IDataObject | undefined): string {
+	return typeof credentials?.webhookSecret === 'string' ? credentials.webhookSecret : '';
 }
 
 /** The exact bytes received: the signature is over them, and they are parsed here, not by n8n. */
@@ -33,7 +37,7 @@ async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined
 }
 
 /** Answers at once with a status of our own and starts no execution. */
-function reject(context: IWebhookFunctions, statusCode: 400 | 401, error: string): IWebhookResponseData {
+function reject(context: IWebhookFunctions, statusCode: 400 | 401 | 503, error: string): IWebhookResponseData {
 	context.getResponseObject().status(statusCode).json({ received: false, error });
 	return { noWebhookResponse: true };
 }
@@ -60,7 +64,8 @@ export async function handleDeliveryReport(this: IWebhookFunctions): Promise<IWe
 		return reject(this, 400, `The body is larger than ${maxBytes} bytes`);
 	}
 
-	const secret = await webhookSecret(this);
+	const credentials = await credentialsOf(this);
+	const secret = webhookSecret(credentials);
 	if (secret !== '') {
 		const signature = this.getHeaderData()[SERVICE.signatureHeader];
 		if (!hasValidSignature(rawBody, signature, secret)) {
@@ -77,10 +82,18 @@ export async function handleDeliveryReport(this: IWebhookFunctions): Promise<IWe
 	if (!events.includes(report.event)) return acknowledge('event not selected');
 
 	if (options.ignoreDuplicates !== false) {
-		const ledger = this.getWorkflowStaticData('node');
-		const key = reportKey(report);
-		if (hasSeen(ledger, key)) return acknowledge('duplicate');
-		remember(ledger, key);
+		const shared = credentials ? sharedLimitOf(credentials) : undefined;
+		if (shared) {
+			// One execution across every process that may receive it (queue mode: webhook processes).
+			const claimed = await claimReport(this, shared, report).catch((error: unknown) => error as Error);
+			if (claimed instanceof Error) return reject(this, 503, `${claimed.message}; please retry`);
+			if (!claimed) return acknowledge('duplicate');
+		} else {
+			const ledger = this.getWorkflowStaticData('node');
+			const key = reportKey(report);
+			if (hasSeen(ledger, key)) return acknowledge('duplicate');
+			remember(ledger, key);
+		}
 	}
 
 	const item = flattenReport(report, options.includeRawPayload ? (parsed.raw as IDataObject) : undefined);
