@@ -3,7 +3,8 @@
  * twice), the per-key limiter shared by concurrently executing workflows (no 429), and the
  * Account credential's JWT kept by n8n and renewed by preAuthentication after it expires.
  */
-import { credential, e2e, expectSuccess, jsonOf, node, out, withNode, workflow } from './context';
+import type { WorkflowJson } from './harness';
+import { credential, e2e, expectSuccess, jsonOf, node, out, waitFor, withNode, workflow } from './context';
 
 const { n8n, emulator } = e2e();
 const run = Date.now().toString(36);
@@ -175,5 +176,55 @@ describe('Account credential (JWT) inside n8n', () => {
 			'POST /api/sms/send-api 202',
 		]);
 		expect((await emulator.messages()).filter((m) => m.reference === ref)).toHaveLength(3);
+	});
+});
+
+describe("The executions list's Retry never re-sends", () => {
+	/** n8n's own retry endpoint (the executions list's Retry / "Retry with currently saved workflow"). */
+	async function retryExecution(id: string, loadWorkflow: boolean) {
+		const answer = await n8n.rest<{ data?: { id: string }; id?: string }>('POST', `/rest/executions/${id}/retry`, { loadWorkflow });
+		const retriedId = String(answer.data?.id ?? answer.id);
+		return await waitFor(`retried execution ${retriedId}`, async () => {
+			const execution = await n8n.execution(retriedId);
+			return ['success', 'error', 'crashed'].includes(execution.status) ? execution : undefined;
+		});
+	}
+
+	test('Send Bulk, 250 recipients on a Free key, the 2nd of 3 calls answers 500: Retry sends nobody twice; the saved workflow with "Resend Messages With Unknown Outcome" sends the rest once', async () => {
+		const ref = `e2e-exec-retry-${run}`;
+		const wf = withNode(workflow('sms-send-bulk'), 'Send Bulk', {
+			onError: 'stopWorkflow',
+			credentials: { svcMessagingApi: credential('free') },
+			parameters: { message: 'Hello {{name}}, your order has shipped', options: { reference: ref } },
+		});
+		const items = Array.from({ length: 250 }, (_, i) => ({ phone: `+2547140${String(i).padStart(5, '0')}`, name: `N${i}` }));
+		await emulator.clearFaults();
+		// The first call passes (slow by 1 ms), the second is answered 500: its 100 recipients' fate is unknown.
+		await emulator.fault({ kind: 'slow', delayMs: 1, method: 'POST', pathPrefix: '/api/sms/send-api', count: 1 });
+		await emulator.fault({ kind: 'server-error', method: 'POST', pathPrefix: '/api/sms/send-api', count: 1 });
+		const { execution, workflowId } = await n8n.run(wf, { items });
+		expect(execution.status).toBe('error');
+		expect(execution.data?.resultData.error?.message).toMatch(/100 recipient\(s\) were not accepted .*; 150 were accepted/);
+		const recorded = async () => (await emulator.messages()).filter((m) => m.reference === ref).map((m) => m.phoneNumber);
+		expect(await recorded()).toHaveLength(150);
+
+		const retried = await retryExecution(execution.id, false);
+		expect(retried.mode).toBe('retry');
+		expect(retried.status).toBe('error');
+		expect(JSON.stringify(retried.data?.resultData.error)).toMatch(/An earlier try may already have sent this message/);
+		expect(await recorded()).toHaveLength(150);
+
+		// "Retry with currently saved workflow" after turning the option on: the 100 go out, once.
+		const { data: saved } = await n8n.rest<{ data: WorkflowJson }>('GET', `/rest/workflows/${workflowId}`);
+		node(saved, 'Send Bulk').parameters.options = { reference: ref, resendUnknownOutcome: true };
+		await n8n.updateWorkflow(workflowId, saved);
+		const resent = await retryExecution(execution.id, true);
+		expectSuccess(resent);
+		const output = jsonOf(out(resent, 'Send Bulk'));
+		expect(output.filter((o) => o.alreadySent === true)).toHaveLength(150);
+		expect(output.filter((o) => o.accepted === true)).toHaveLength(250);
+		const counts = countBy(await recorded());
+		expect(counts.size).toBe(250);
+		expect([...counts.values()].every((n) => n === 1)).toBe(true);
 	});
 });
