@@ -82,6 +82,9 @@ export function ensureInstalled(info: TargetInfo, log: (line: string) => void = 
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Ports freePort() handed out in this process: never handed out twice (processes started at once). */
+const handedOut = new Set<number>();
+
 export async function freePort(avoid: number[] = [5678, 5679]): Promise<number> {
 	for (;;) {
 		const port = await new Promise<number>((resolvePort, reject) => {
@@ -92,7 +95,10 @@ export async function freePort(avoid: number[] = [5678, 5679]): Promise<number> 
 				server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
 			});
 		});
-		if (!avoid.includes(port)) return port;
+		if (!avoid.includes(port) && !handedOut.has(port)) {
+			handedOut.add(port);
+			return port;
+		}
 	}
 }
 
@@ -360,6 +366,14 @@ export interface N8nOptions {
 	owner?: { email: string; password: string; firstName: string; lastName: string };
 	/** extra environment for n8n */
 	env?: Record<string, string>;
+	/**
+	 * The n8n command and its flags, default `['start']`. `['worker', '--concurrency=5']` starts a
+	 * queue-mode worker: it has no REST API and no owner; `port` is then its health server
+	 * (`QUEUE_HEALTH_CHECK_PORT`) and it is ready when `/healthz/readiness` answers 200 (database
+	 * and Redis connected). Queue mode itself comes from `env` (EXECUTIONS_MODE, QUEUE_BULL_REDIS_*,
+	 * DB_*): see test/queue/.
+	 */
+	command?: string[];
 }
 
 export const E2E_OWNER = { email: 'owner@svc.test', password: 'SvcDemo-2026', firstName: 'Demo', lastName: 'Owner' };
@@ -757,9 +771,15 @@ export class N8n extends N8nClient {
 		if (this.options.workflows?.length) await this.importWorkflows(this.options.workflows);
 		this.timings.importMs = Date.now() - t0;
 		const t1 = Date.now();
-		this.log(`starting n8n ${this.info.version} on ${this.url}`);
-		const server = spawn(this.info.nodeBin, [this.info.n8nBin, 'start'], {
-			env: this.env(),
+		const command = this.options.command ?? ['start'];
+		const worker = command[0] === 'worker';
+		this.log(`starting n8n ${this.info.version} ${command.join(' ')} on ${this.url}`);
+		// A worker's only HTTP server is its health server (off unless asked for), on this.port.
+		const workerEnv: Record<string, string> = worker
+			? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(this.port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' }
+			: {};
+		const server = spawn(this.info.nodeBin, [this.info.n8nBin, ...command], {
+			env: this.env(workerEnv),
 			cwd: this.userFolder,
 			detached: true,
 			stdio: ['ignore', 'pipe', 'pipe'],
@@ -784,10 +804,24 @@ export class N8n extends N8nClient {
 			children.delete(server);
 			this.log(`n8n exited (${code})`);
 		});
+		if (worker) {
+			await waitFor(
+				'the n8n worker to be ready',
+				async () => {
+					if (exited) throw new FatalWaitError(`n8n ${command.join(' ')} exited (${exitCode}):\n${this.recentOutput(60)}`);
+					const res = await http('GET', `${this.url}/healthz/readiness`, undefined, {}, 2_000).catch(() => undefined);
+					return res?.status === 200 ? true : undefined;
+				},
+				120_000,
+				200,
+			);
+			this.timings.startMs = Date.now() - t1;
+			return;
+		}
 		await waitFor(
 			'n8n to answer /rest/settings',
 			async () => {
-				if (exited) throw new FatalWaitError(`n8n start exited (${exitCode}):\n${this.recentOutput(60)}`);
+				if (exited) throw new FatalWaitError(`n8n ${command.join(' ')} exited (${exitCode}):\n${this.recentOutput(60)}`);
 				// /healthz answers before the REST routes exist: wait for the settings endpoint.
 				// While it starts (migrations) n8n answers every path with 200 "n8n is starting up".
 				const res = await http<{ data?: unknown }>('GET', `${this.url}/rest/settings`, undefined, {}, 2_000).catch(() => undefined);
