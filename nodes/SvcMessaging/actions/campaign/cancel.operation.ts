@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/items';
+import { mapItems } from '../../helpers/itemResults';
 import { apiRequest } from '../../transport/request';
 import { SERVICE } from '../../transport/service';
-import { campaignIdLocator, campaignRequest, readCampaignId } from './shared';
+import { campaignIdLocator, readCampaignId } from './campaignFields';
+import { campaignRequest } from './campaignStatus';
 
 const properties: INodeProperties[] = [
 	campaignIdLocator('The campaign to cancel. Only DRAFT and SCHEDULED campaigns can be cancelled.'),

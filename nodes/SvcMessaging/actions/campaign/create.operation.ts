@@ -1,31 +1,13 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems, wrapError } from '../../helpers/items';
-import { perItemParameter } from '../../helpers/parameters';
-import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
-import { analyzeMessage } from '../../helpers/segments';
-import { messageIdentities, openSendLedger, type SendLedger } from '../../helpers/sendLedger';
-import { failItem } from '../../helpers/validation';
-import { mayHaveBeenProcessed } from '../../transport/errors';
-import { apiRequest } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { mapItems, wrapError } from '../../helpers/itemResults';
+import { openSendLedger } from '../../helpers/sendLedger';
 import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
-import { futureTime } from '../sms/send.operation';
-import {
-	balanceCheckField,
-	checkCampaignBalance,
-	checkMessage,
-	checkName,
-	checkSenderId,
-	contactGroupIdsOf,
-	messagePreview,
-	normalizeNumbers,
-	readSenderId,
-	senderIdFields,
-	useApiKeyField,
-	type NumberOptions,
-} from './shared';
+import { balanceCheckField } from './campaignCredits';
+import { senderIdFields, useApiKeyField } from './campaignFields';
+import { itemNumbers, numbersOfAllItems, prepareCampaign, type RecipientsSource } from './createBody';
+import { createCampaign } from './createRequests';
 
 const properties: INodeProperties[] = [
 	{
@@ -129,149 +111,13 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['create'] } }, properties);
 
-interface PreparedCampaign {
-	body: IDataObject;
-	creditsPerRecipient: number;
-	/** distinct manual numbers; contact group members are counted by the service */
-	manualCount: number;
-}
-
-/** The campaign-level fields of item `i` (name, message, sender ID, groups, schedule), checked. */
-function prepare(ctx: IExecuteFunctions, i: number, manualNumbers: string[]): PreparedCampaign {
-	const node = ctx.getNode();
-	const name = checkName(ctx, ctx.getNodeParameter('name', i), i);
-	const message = checkMessage(ctx, ctx.getNodeParameter('message', i), i);
-	const senderId = readSenderId(ctx, i);
-	if (senderId === '') failItem(node, i, '"Sender ID" must not be empty: campaigns need an approved sender ID');
-	checkSenderId(ctx, senderId, i);
-	const contactGroupIds = [...new Set(contactGroupIdsOf(ctx, ctx.getNodeParameter('contactGroupIds', i, ''), i))];
-	if (manualNumbers.length === 0 && contactGroupIds.length === 0) {
-		const source = ctx.getNodeParameter('recipientsSource', 0) as string;
-		failItem(
-			node,
-			i,
-			source === 'none'
-				? '"Contact Group IDs" must not be empty: the campaign has no recipients'
-				: 'the campaign has no recipients: fill in "Phone Numbers" or "Contact Group IDs" (at least one of the two)',
-		);
-	}
-	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
-	const scheduledAt = futureTime(ctx, options.scheduledAt, i);
-	const numbers = [...new Set(manualNumbers)];
-	const body: IDataObject = { name, message, senderId };
-	if (numbers.length) body.manualNumbers = numbers;
-	if (contactGroupIds.length) body.contactGroupIds = contactGroupIds;
-	if (scheduledAt) body.scheduledAt = scheduledAt;
-	return { body, creditsPerRecipient: analyzeMessage(message).credits, manualCount: numbers.length };
-}
-
-function numberOptions(ctx: IExecuteFunctions, i: number): NumberOptions {
-	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
-	return {
-		defaultCountry: (options.defaultCountry as string) || undefined,
-		numberCheck: (options.numberCheck as NumberCheck) ?? 'mobile',
-	};
-}
-
-async function post(ctx: IExecuteFunctions, body: IDataObject, i: number): Promise<IDataObject> {
-	return (await apiRequest.call(ctx, { method: 'POST', path: SERVICE.paths.campaigns, auth: 'account', body, itemIndex: i })) as IDataObject;
-}
-
-/**
- * With "Check Balance Before Sending": numbers alone are counted before anything is created. With
- * contact groups only the service knows the recipient count, so the campaign is created as a DRAFT
- * first (a draft sends and charges nothing), checked against its totalRecipients, then scheduled
- * — or deleted again when the credits are short.
- */
-async function createChecked(ctx: IExecuteFunctions, p: PreparedCampaign, i: number): Promise<IDataObject> {
-	if (!p.body.contactGroupIds) {
-		await checkCampaignBalance(ctx, p.creditsPerRecipient, p.manualCount, i, 'The campaign was not created and nothing was sent.');
-		return await post(ctx, p.body, i);
-	}
-	const { scheduledAt, ...draftBody } = p.body;
-	const draft = await post(ctx, draftBody, i);
-	const id = String(draft.id);
-	try {
-		await checkCampaignBalance(
-			ctx,
-			p.creditsPerRecipient,
-			Number(draft.totalRecipients) || 0,
-			i,
-			`The campaign was not kept (its draft, ID ${id}, was deleted again) and nothing was sent.`,
-		);
-	} catch (error) {
-		try {
-			await apiRequest.call(ctx, { method: 'DELETE', path: SERVICE.paths.campaign(id), auth: 'account', itemIndex: i });
-		} catch {
-			if (error instanceof NodeOperationError || error instanceof NodeApiError) {
-				error.description = `${error.description ?? ''} Deleting the draft campaign ${id} failed as well: delete it yourself.`.trim();
-			}
-		}
-		throw wrapError(ctx, error, i);
-	}
-	if (!scheduledAt) return draft;
-	try {
-		return (await apiRequest.call(ctx, {
-			method: 'PATCH',
-			path: SERVICE.paths.campaign(id),
-			auth: 'account',
-			body: { scheduledAt },
-			itemIndex: i,
-		})) as IDataObject;
-	} catch (error) {
-		const wrapped = wrapError(ctx, error, i);
-		wrapped.description = `The campaign was created as DRAFT (ID ${id}) but could not be scheduled; nothing was sent. ${wrapped.description ?? ''}`.trim();
-		throw wrapped;
-	}
-}
-
-/** Creates one campaign; a retried node run returns the campaign it already created for the same payload. */
-async function create(ctx: IExecuteFunctions, ledger: SendLedger, p: PreparedCampaign, i: number): Promise<IDataObject> {
-	const [identity] = messageIdentities([`${i}\u0000${JSON.stringify(p.body)}`]);
-	const [known] = ledger.consult ? await ledger.lookup([identity]) : [];
-	if (known?.outcome === 'accepted') return known.json;
-	if (known?.outcome === 'unknown') {
-		throw new NodeOperationError(ctx.getNode(), known.message, { itemIndex: i, description: known.description });
-	}
-	let campaign: IDataObject;
-	try {
-		campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await post(ctx, p.body, i);
-	} catch (error) {
-		const wrapped = wrapError(ctx, error, i);
-		if (mayHaveBeenProcessed(wrapped)) {
-			await ledger.record([[identity, { outcome: 'unknown', message: wrapped.message, description: wrapped.description ?? undefined }]]);
-		}
-		throw wrapped;
-	}
-	const json: IDataObject = { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients) };
-	await ledger.record([[identity, { outcome: 'accepted', json }]]);
-	return json;
-}
-
-/** "One Number per Input Item": every item's number, checked, in one campaign. */
+/** "One Number per Input Item": one campaign, so one output item paired to every input item. */
 async function createFromAllItems(ctx: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const pairedItem = items.map((_, item) => ({ item }));
 	try {
-		const options = numberOptions(ctx, 0);
-		const phone = perItemParameter<unknown>(ctx, 'phoneNumber', '');
-		const numbers: string[] = [];
-		const invalid: Array<{ item: number; rule: string }> = [];
-		for (let i = 0; i < items.length; i++) {
-			const result = normalizePhoneNumber(phone(i), options.defaultCountry, options.numberCheck);
-			if (result.ok) numbers.push(result.e164);
-			else invalid.push({ item: i, rule: result.rule });
-		}
-		if (invalid.length) {
-			const listed = invalid.slice(0, 20).map((p) => p.item).join(', ') + (invalid.length > 20 ? ', …' : '');
-			throw new NodeOperationError(ctx.getNode(), `Item ${invalid[0].item}: "Phone Number" ${invalid[0].rule}`, {
-				itemIndex: invalid[0].item,
-				description:
-					`${invalid.length} of ${items.length} input item(s) have an invalid "Phone Number" (items ${listed}). ` +
-					'The campaign was not created: fix or filter out these items first.',
-			});
-		}
+		const numbers = numbersOfAllItems(ctx, items);
 		const ledger = await openSendLedger(ctx);
-		const json = await create(ctx, ledger, prepare(ctx, 0, numbers), 0);
+		const json = await createCampaign(ctx, ledger, prepareCampaign(ctx, 0, numbers), 0);
 		await ledger.finish();
 		return [{ json, pairedItem }];
 	} catch (error) {
@@ -282,14 +128,13 @@ async function createFromAllItems(ctx: IExecuteFunctions, items: INodeExecutionD
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const source = this.getNodeParameter('recipientsSource', 0) as 'list' | 'items' | 'none';
+	const source = this.getNodeParameter('recipientsSource', 0) as RecipientsSource;
 	if (source === 'items') return await createFromAllItems(this, items);
 	// Campaigns use the account login: their ledger stays in this process.
 	const ledger = await openSendLedger(this);
 	const output = await mapItems(this, items, async (i) => {
-		const numbers =
-			source === 'list' ? normalizeNumbers(this, this.getNodeParameter('phoneNumbers', i, ''), numberOptions(this, i), i) : [];
-		return await create(this, ledger, prepare(this, i, numbers), i);
+		const numbers = itemNumbers(this, source, i);
+		return await createCampaign(this, ledger, prepareCampaign(this, i, numbers), i);
 	});
 	await ledger.finish();
 	return output;

@@ -1,19 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/items';
+import { mapItems } from '../../helpers/itemResults';
 import { analyzeMessage } from '../../helpers/segments';
 import { apiRequest } from '../../transport/request';
 import { SERVICE } from '../../transport/service';
-import {
-	assertStatus,
-	balanceCheckField,
-	campaignIdLocator,
-	campaignRequest,
-	checkCampaignBalance,
-	getCampaign,
-	readCampaignId,
-} from './shared';
+import { balanceCheckField, checkCampaignBalance } from './campaignCredits';
+import { campaignIdLocator, readCampaignId } from './campaignFields';
+import { assertStatus, campaignRequest, getCampaign } from './campaignStatus';
 
 const properties: INodeProperties[] = [
 	campaignIdLocator('The campaign to send now. Only DRAFT and SCHEDULED campaigns can be sent.'),

@@ -1,27 +1,27 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/items';
-import type { NumberCheck } from '../../helpers/phone';
+import { mapItems } from '../../helpers/itemResults';
 import { failItem } from '../../helpers/validation';
 import { apiRequest } from '../../transport/request';
 import { SERVICE } from '../../transport/service';
 import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
 import { futureTime } from '../sms/send.operation';
+import { messagePreview } from './campaignCredits';
 import {
 	campaignIdLocator,
-	campaignRequest,
 	checkMessage,
 	checkName,
 	checkSenderId,
 	contactGroupIdsOf,
-	messagePreview,
 	normalizeNumbers,
 	readCampaignId,
+	readNumberOptions,
 	readSenderId,
 	senderIdFields,
 	useApiKeyField,
-} from './shared';
+} from './campaignFields';
+import { campaignRequest } from './campaignStatus';
 
 const properties: INodeProperties[] = [
 	campaignIdLocator('The campaign to change. Only DRAFT and SCHEDULED campaigns can be updated.'),
@@ -104,11 +104,7 @@ function patchBody(ctx: IExecuteFunctions, i: number): IDataObject {
 	const senderId = readSenderId(ctx, i);
 	if (senderId !== '') body.senderId = checkSenderId(ctx, senderId, i);
 	if (fields.phoneNumbers !== undefined) {
-		const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
-		const numbers = normalizeNumbers(ctx, fields.phoneNumbers, {
-			defaultCountry: (options.defaultCountry as string) || undefined,
-			numberCheck: (options.numberCheck as NumberCheck) ?? 'mobile',
-		}, i);
+		const numbers = normalizeNumbers(ctx, fields.phoneNumbers, readNumberOptions(ctx, i), i);
 		body.manualNumbers = [...new Set(numbers)];
 	}
 	if (fields.contactGroupIds !== undefined) {

@@ -1,0 +1,89 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { perItemParameter } from '../../helpers/parameters';
+import { normalizePhoneNumber } from '../../helpers/phone';
+import { analyzeMessage } from '../../helpers/segments';
+import { failItem } from '../../helpers/validation';
+import { futureTime } from '../sms/send.operation';
+import {
+	checkMessage,
+	checkName,
+	checkSenderId,
+	contactGroupIdsOf,
+	normalizeNumbers,
+	readNumberOptions,
+	readSenderId,
+} from './campaignFields';
+
+// Campaign Create's parameter reading and validation: nothing here sends (createRequests.ts does).
+
+/** One campaign's checked request body, with what its balance check needs. */
+export interface PreparedCampaign {
+	body: IDataObject;
+	creditsPerRecipient: number;
+	/** distinct manual numbers; contact group members are counted by the service */
+	manualCount: number;
+}
+
+export type RecipientsSource = 'list' | 'items' | 'none';
+
+/** The campaign-level fields of item `i` (name, message, sender ID, groups, schedule), checked. */
+export function prepareCampaign(ctx: IExecuteFunctions, i: number, manualNumbers: string[]): PreparedCampaign {
+	const node = ctx.getNode();
+	const name = checkName(ctx, ctx.getNodeParameter('name', i), i);
+	const message = checkMessage(ctx, ctx.getNodeParameter('message', i), i);
+	const senderId = readSenderId(ctx, i);
+	if (senderId === '') failItem(node, i, '"Sender ID" must not be empty: campaigns need an approved sender ID');
+	checkSenderId(ctx, senderId, i);
+	const contactGroupIds = [...new Set(contactGroupIdsOf(ctx, ctx.getNodeParameter('contactGroupIds', i, ''), i))];
+	if (manualNumbers.length === 0 && contactGroupIds.length === 0) {
+		const source = ctx.getNodeParameter('recipientsSource', 0) as RecipientsSource;
+		failItem(
+			node,
+			i,
+			source === 'none'
+				? '"Contact Group IDs" must not be empty: the campaign has no recipients'
+				: 'the campaign has no recipients: fill in "Phone Numbers" or "Contact Group IDs" (at least one of the two)',
+		);
+	}
+	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+	const scheduledAt = futureTime(ctx, options.scheduledAt, i);
+	const numbers = [...new Set(manualNumbers)];
+	const body: IDataObject = { name, message, senderId };
+	if (numbers.length) body.manualNumbers = numbers;
+	if (contactGroupIds.length) body.contactGroupIds = contactGroupIds;
+	if (scheduledAt) body.scheduledAt = scheduledAt;
+	return { body, creditsPerRecipient: analyzeMessage(message).credits, manualCount: numbers.length };
+}
+
+/** Item `i`'s own numbers: only "List of Numbers in Each Item" has any. */
+export function itemNumbers(ctx: IExecuteFunctions, source: RecipientsSource, i: number): string[] {
+	return source === 'list' ? normalizeNumbers(ctx, ctx.getNodeParameter('phoneNumbers', i, ''), readNumberOptions(ctx, i), i) : [];
+}
+
+/**
+ * "One Number per Input Item": every item's number, checked. One error names every invalid item:
+ * the single campaign is for all items or none, so all of them have to be fixed first.
+ */
+export function numbersOfAllItems(ctx: IExecuteFunctions, items: INodeExecutionData[]): string[] {
+	const options = readNumberOptions(ctx, 0);
+	const phone = perItemParameter<unknown>(ctx, 'phoneNumber', '');
+	const numbers: string[] = [];
+	const invalid: Array<{ item: number; rule: string }> = [];
+	for (let i = 0; i < items.length; i++) {
+		const result = normalizePhoneNumber(phone(i), options.defaultCountry, options.numberCheck);
+		if (result.ok) numbers.push(result.e164);
+		else invalid.push({ item: i, rule: result.rule });
+	}
+	if (invalid.length) {
+		const listed = invalid.slice(0, 20).map((p) => p.item).join(', ') + (invalid.length > 20 ? ', …' : '');
+		throw new NodeOperationError(ctx.getNode(), `Item ${invalid[0].item}: "Phone Number" ${invalid[0].rule}`, {
+			itemIndex: invalid[0].item,
+			description:
+				`${invalid.length} of ${items.length} input item(s) have an invalid "Phone Number" (items ${listed}). ` +
+				'The campaign was not created: fix or filter out these items first.',
+		});
+	}
+	return numbers;
+}

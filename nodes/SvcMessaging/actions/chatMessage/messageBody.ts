@@ -1,0 +1,108 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { CHAT_TEXT_LIMITS, mediaLinkProblem, verifyMediaLink, type MediaKind } from '../../helpers/chatMedia';
+import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
+import type { PreparedPost } from '../../helpers/postOnce';
+import { characterCount } from '../../helpers/templateRules';
+import { failItem } from '../../helpers/validation';
+import { templateMessage, type TemplateCache } from './templateMessage';
+
+export const MEDIA_TYPES: MediaKind[] = ['image', 'document', 'video'];
+
+/** Per execution: templates looked up and media links verified once, however many items use them. */
+export interface SendCache {
+	templates: TemplateCache;
+	verified: Map<string, Promise<string | undefined>>;
+}
+
+export function newSendCache(): SendCache {
+	return { templates: new Map(), verified: new Map() };
+}
+
+async function checkMedia(
+	ctx: IExecuteFunctions,
+	cache: SendCache,
+	i: number,
+	label: string,
+	link: string,
+	kind: MediaKind,
+	verify: boolean,
+): Promise<string> {
+	const trimmed = link.trim();
+	if (!trimmed) failItem(ctx.getNode(), i, `"${label}" must not be empty`);
+	const problem = mediaLinkProblem(trimmed, kind);
+	if (problem) failItem(ctx.getNode(), i, `"${label}" ${problem}`);
+	if (verify) {
+		const key = `${kind} ${trimmed}`;
+		if (!cache.verified.has(key)) cache.verified.set(key, verifyMediaLink(ctx, trimmed, kind));
+		const verdict = await cache.verified.get(key);
+		if (verdict) failItem(ctx.getNode(), i, `"${label}" ${verdict}`);
+	}
+	return trimmed;
+}
+
+/** The image, document or video object of item `i`: link, caption and (documents) file name, checked. */
+async function mediaMessage(ctx: IExecuteFunctions, cache: SendCache, i: number, kind: MediaKind, verify: boolean): Promise<IDataObject> {
+	const node = ctx.getNode();
+	const link = await checkMedia(ctx, cache, i, 'Media Link', String(ctx.getNodeParameter('mediaLink', i, '')), kind, verify);
+	const media: IDataObject = { link };
+	const caption = String(ctx.getNodeParameter('caption', i, '') ?? '');
+	if (caption !== '') {
+		const length = characterCount(caption);
+		if (length > CHAT_TEXT_LIMITS.captionMaxCharacters) {
+			failItem(node, i, `"Caption" must be at most ${CHAT_TEXT_LIMITS.captionMaxCharacters} characters (it has ${length})`);
+		}
+		media.caption = caption;
+	}
+	if (kind === 'document') {
+		const filename = String(ctx.getNodeParameter('filename', i, '') ?? '').trim();
+		if (filename !== '') {
+			const length = characterCount(filename);
+			if (length > CHAT_TEXT_LIMITS.filenameMaxCharacters) {
+				failItem(node, i, `"File Name" must be at most ${CHAT_TEXT_LIMITS.filenameMaxCharacters} characters (it has ${length})`);
+			}
+			media.filename = filename;
+		}
+	}
+	return media;
+}
+
+/** Item `i`'s chat message, checked for its message type, with the output shown once it is accepted. */
+export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCache, i: number): Promise<PreparedPost> {
+	const node = ctx.getNode();
+	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+	const phone = normalizePhoneNumber(
+		ctx.getNodeParameter('phoneNumber', i),
+		(options.defaultCountry as string) || undefined,
+		(options.numberCheck as NumberCheck) ?? 'format',
+	);
+	if (!phone.ok) failItem(node, i, `"Phone Number" ${phone.rule}`);
+	const type = ctx.getNodeParameter('messageType', i) as string;
+	const recipientType = ctx.getNodeParameter('recipientType', i, 'individual') as string;
+	const verify = options.verifyMediaLink === true;
+	const body: IDataObject = { phoneNumber: phone.e164, type, recipientType };
+
+	if (type === 'text') {
+		const text = ctx.getNodeParameter('text', i, '');
+		if (typeof text !== 'string' || text.trim() === '') failItem(node, i, '"Text" must not be empty');
+		body.text = { body: text };
+	} else if ((MEDIA_TYPES as string[]).includes(type)) {
+		const kind = type as MediaKind;
+		body[kind] = await mediaMessage(ctx, cache, i, kind, verify);
+	} else if (type === 'template') {
+		body.template = await templateMessage(ctx, cache.templates, i);
+	} else {
+		failItem(node, i, `"Message Type" must be text, image, document, video or template (got "${type}")`);
+	}
+	return {
+		body,
+		identity: { phoneNumber: phone.e164, type },
+		output: (data) => ({
+			accepted: true,
+			...data,
+			type,
+			recipientType,
+			...(type === 'template' ? { templateName: (body.template as IDataObject).name } : {}),
+		}),
+	};
+}
