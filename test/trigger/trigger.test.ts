@@ -517,8 +517,8 @@ describe('one execution per event across processes (shared Redis)', () => {
 		const deliveries = Array.from({ length: 20 }, (_, k) => {
 			const base = real[k % real.length];
 			if (k < real.length) return base;
-			const payload = payloadOf(base) as { data: { messageId: string } };
-			payload.data.messageId = `${payload.data.messageId}-copy${k}`;
+			const payload = payloadOf(base);
+			payload.data.messageId = `${String(payload.data.messageId)}-copy${k}`;
 			return signed(base, JSON.stringify(payload));
 		});
 		let rounds = 0;

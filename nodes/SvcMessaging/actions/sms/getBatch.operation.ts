@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/items';
+import { mapItems } from '../../helpers/itemResults';
 import { failItem } from '../../helpers/validation';
 import { apiRequest, unwrap } from '../../transport/request';
 import { SERVICE } from '../../transport/service';

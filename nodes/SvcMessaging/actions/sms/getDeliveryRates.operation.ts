@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { toLocalDate } from '../../helpers/dateTime';
-import { mapItems } from '../../helpers/items';
+import { mapItems } from '../../helpers/itemResults';
 import { failItem } from '../../helpers/validation';
 import { apiRequest, unwrap } from '../../transport/request';
 import { SERVICE } from '../../transport/service';
