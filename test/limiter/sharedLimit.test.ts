@@ -13,6 +13,7 @@ import { executeNode, shutdownN8nCore } from '../helpers/n8n';
 import { freeTcpPort, startRedis, type RedisServer } from '../helpers/services';
 import { sendParameters } from '../sms/fixtures';
 import * as mainLimiter from '../../nodes/SvcMessaging/transport/limiter';
+import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 
 type LimiterModule = typeof mainLimiter;
 
@@ -90,6 +91,7 @@ afterEach(async () => {
 	await emu.close();
 });
 afterAll(async () => {
+	await closeRedisClients();
 	await redis?.stop();
 	await shutdownN8nCore();
 });

@@ -31,7 +31,7 @@ export function unknownOutcomeError(ctx: IExecuteFunctions, earlier: LedgerEntry
 	return new NodeOperationError(ctx.getNode(), `An earlier try may already have sent this message (${earlier.message})`, {
 		itemIndex,
 		description:
-			'It is not sent again, so that nobody gets it twice. Check the message log in the dashboard; to send it anyway, ' +
-			'turn on the option "Resend Messages With Unknown Outcome" and run the node again.',
+			`${earlier.description ? `${earlier.description} ` : ''}It is not sent again, so that nobody gets it twice. ` +
+			'Check the message log in the dashboard; to send it anyway, turn on the option "Resend Messages With Unknown Outcome" and run the node again.',
 	});
 }

@@ -65,8 +65,8 @@ interface Waiter {
  * requests wait in its queue, so a 429's pause and slowdown apply to them at once, while an event
  * loop busy for less than that quarter second (a large response being parsed) costs no rate.
  *
- * With a shared limit the same Bottleneck is clustered on Redis: spacing, look-ahead, pause
- * (reservoir 0) and slowdown then hold for every process on the key. Should Redis fail, the
+ * With a shared limit the same Bottleneck is clustered on Redis: spacing, pause (reservoir 0) and
+ * slowdown then hold for every process on the key, with one gate registered at a time. Should Redis fail, the
  * requests still waiting fail unsent (never sent unpaced) and the next use connects anew.
  */
 function createLimiter(limits: PlanLimits, cluster?: ClusterStore): KeyLimiter {
@@ -200,7 +200,9 @@ async function sharedLimiter(
 ): Promise<KeyLimiter> {
 	const bottleneckId = `${shared.keyPrefix}:limiter:${digest(`${baseUrl}\u0000${apiKey}`)}:${limits.requestsPerSecond}`;
 	try {
-		const cluster = await joinCluster(shared, bottleneckId, { minTime: 1000 / limits.requestsPerSecond, maxConcurrent: lookaheadOf(limits) });
+		// One gate at a time across the cluster: a process stalled while holding it (a busy event loop, a
+		// cold start) holds the others back instead of letting them run ahead and send in a burst after.
+		const cluster = await joinCluster(shared, bottleneckId, { minTime: 1000 / limits.requestsPerSecond, maxConcurrent: 1 });
 		// A failed limiter is forgotten: the next request connects again (and fails clearly if it cannot).
 		cluster.onFailure(() => limiters.delete(id));
 		clusters.add(cluster);
