@@ -773,6 +773,8 @@ export class N8n extends N8nClient {
 		const t1 = Date.now();
 		const command = this.options.command ?? ['start'];
 		const worker = command[0] === 'worker';
+		// `n8n webhook` (queue mode) serves production webhooks only: no REST API, no owner.
+		const headless = worker || command[0] === 'webhook';
 		this.log(`starting n8n ${this.info.version} ${command.join(' ')} on ${this.url}`);
 		// A worker's only HTTP server is its health server (off unless asked for), on this.port.
 		const workerEnv: Record<string, string> = worker
@@ -804,9 +806,9 @@ export class N8n extends N8nClient {
 			children.delete(server);
 			this.log(`n8n exited (${code})`);
 		});
-		if (worker) {
+		if (headless) {
 			await waitFor(
-				'the n8n worker to be ready',
+				`the n8n ${command[0]} process to be ready`,
 				async () => {
 					if (exited) throw new FatalWaitError(`n8n ${command.join(' ')} exited (${exitCode}):\n${this.recentOutput(60)}`);
 					const res = await http('GET', `${this.url}/healthz/readiness`, undefined, {}, 2_000).catch(() => undefined);

@@ -4,7 +4,8 @@
  * plan's rate together when the credential's shared rate limit is on. See ./README.md.
  */
 import { PLAN_LIMITS } from '../emulator/limits';
-import { CREDENTIAL_IDS, CREDENTIAL_NAMES, http, NODE_TYPE, waitFor, type Execution, type N8n, type WorkflowJson } from '../e2e/harness';
+import { CREDENTIAL_IDS, CREDENTIAL_NAMES, http, NODE_TYPE, waitFor, WEBHOOK_SECRET, type Execution, type N8n, type WorkflowJson } from '../e2e/harness';
+import { startReceiver } from '../trigger/harness';
 import { SHARED_CREDENTIALS, startQueueStack, type QueueStack } from './queueStack';
 
 const verbose = process.env.QUEUE_VERBOSE === '1';
@@ -339,12 +340,12 @@ function figures(label: string, result: BatchResult, stack: QueueStack): string 
 
 // ---------------------------------------------------------------------------------------------
 
-describe('n8n 1.123.81 queue mode: main + 2 workers, Redis, PostgreSQL', () => {
+describe('n8n 1.123.81 queue mode: main + 2 workers + 2 webhook processes, Redis, PostgreSQL', () => {
 	let stack: QueueStack | undefined;
 
 	beforeAll(async () => {
-		say('\n[queue] starting Redis, PostgreSQL, the emulator, n8n main and 2 workers...');
-		stack = await startQueueStack({ workers: 2, concurrency: 5, verbose, log: verbose ? say : (line) => line.startsWith('[queue]') && say(line) });
+		say('\n[queue] starting Redis, PostgreSQL, the emulator, n8n main, 2 workers and 2 webhook processes...');
+		stack = await startQueueStack({ workers: 2, webhooks: 2, concurrency: 5, verbose, log: verbose ? say : (line) => line.startsWith('[queue]') && say(line) });
 		say(`[queue] ready in ${(stack.timings.totalMs / 1000).toFixed(1)} s`);
 	}, 300_000);
 
@@ -403,6 +404,71 @@ describe('n8n 1.123.81 queue mode: main + 2 workers, Redis, PostgreSQL', () => {
 		},
 		360_000,
 	);
+
+	test('delivery reports: the same signed event posted at the same moment to both webhook processes starts exactly one execution, 20 times in a row', async () => {
+		const s = stack!;
+		const EVENTS = 20;
+		// Real signed deliveries: the emulator reports 7 messages (pending, sent, final) to a receiver.
+		const receiver = await startReceiver();
+		try {
+			// runBatch resets the emulator: the account's webhook settings are set again here.
+			await s.emulator.client.patchAccount('acc_demo', { webhookUrl: receiver.url, webhookSecret: WEBHOOK_SECRET });
+			const ids: string[] = [];
+			for (let i = 0; i < 7; i++) {
+				const res = await http<{ data: { messageId: string } }>('POST', `${s.emulator.url}/api/sms/send-api`, { phoneNumber: phone('9', 9, i), message: `Report ${i}` }, { 'x-api-key': SHARED_CREDENTIALS.starter.apiKey });
+				expect(res.status).toBe(202);
+				ids.push(res.body.data.messageId);
+			}
+			const deliveries = (await receiver.waitFor((d) => ids.includes(d.messageId) && d.attempt === 1, EVENTS, 60_000)).slice(0, EVENTS);
+
+			const webhookId = `queue-reports-${Date.now().toString(36)}`;
+			const trigger: WorkflowJson = {
+				name: 'Queue · Delivery reports',
+				nodes: [
+					{
+						name: 'Delivery Report',
+						type: `${NODE_TYPE}Trigger`,
+						typeVersion: 1,
+						position: [0, 0],
+						webhookId,
+						credentials: { svcMessagingApi: { id: SHARED_CREDENTIALS.free.id, name: SHARED_CREDENTIALS.free.name } },
+						parameters: { events: ['message.pending', 'message.sent', 'message.delivered', 'message.failed', 'message.expired'], options: {} },
+					},
+					{ name: 'Report', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+				],
+				connections: { 'Delivery Report': { main: [[{ node: 'Report', type: 'main', index: 0 }]] } },
+				settings: { executionOrder: 'v1' },
+			};
+			const workflowId = await s.main.createWorkflow(trigger);
+			await s.main.activate(workflowId);
+			const path = `${webhookId}/svc-messaging`;
+			for (const hook of s.webhooks) await hook.waitForWebhook(path, 60_000);
+
+			const answers: number[] = [];
+			for (const d of deliveries) {
+				const post = (url: string) => http('POST', `${url}/webhook/${path}`, d.rawBody.toString('utf8'), { 'content-type': 'application/json', 'x-svc-signature': d.headers['x-svc-signature'] });
+				const both = await Promise.all(s.webhooks.map((hook) => post(hook.url)));
+				expect(both.map((b) => `${b.status} ${b.text}`)).toEqual([expect.stringMatching(/^200 /), expect.stringMatching(/^200 /)]);
+				answers.push(both.filter((b) => (b.body as { ignored?: string })?.ignored === 'duplicate').length);
+			}
+			// One of the two answered "duplicate" every time.
+			expect(answers).toEqual(Array(EVENTS).fill(1));
+			const executions = await finishedExecutions(s, workflowId, EVENTS, 120_000);
+			await new Promise((r) => setTimeout(r, 3_000)); // a 21st would show up by now
+			const all = await s.main.executions(workflowId, true);
+			expect(all).toHaveLength(EVENTS);
+			const keys = all.map((e) => {
+				const item = e.data?.resultData.runData['Delivery Report']?.[0]?.data?.main?.[0]?.[0]?.json ?? {};
+				return `${item.messageId}|${item.event}`;
+			});
+			expect(new Set(keys).size).toBe(EVENTS);
+			expect(executions.every((e) => e.status === 'success')).toBe(true);
+			say(`[queue] delivery reports: ${EVENTS} events × 2 webhook processes at once → ${all.length} executions`);
+			await s.main.deactivate(workflowId);
+		} finally {
+			await receiver.close();
+		}
+	}, 240_000);
 
 	test(
 		`shared limit off (a measurement, not a requirement): ${FREE_EXECUTIONS} × ${FREE_ITEMS} Free sends at once`,

@@ -51,6 +51,8 @@ export interface QueueStack {
 	emulator: EmulatorProcess;
 	main: N8n;
 	workers: N8n[];
+	/** `n8n webhook` processes (production webhooks, executions handed to the workers) */
+	webhooks: N8n[];
 	/** the queue-mode environment every n8n process got (besides its own ports and folder) */
 	env: Record<string, string>;
 	/** milliseconds: services, main (imports + server), workers */
@@ -60,6 +62,8 @@ export interface QueueStack {
 
 export interface QueueStackOptions {
 	workers?: number;
+	/** `n8n webhook` processes (default 0) */
+	webhooks?: number;
 	/** `n8n worker --concurrency` (n8n warns below 5) */
 	concurrency?: number;
 	log?: (line: string) => void;
@@ -144,9 +148,24 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 		}
 		for (const result of workerResults) if (result.status === 'rejected') throw result.reason;
 		timings.workersMs = Date.now() - t2;
+
+		const webhookResults = await Promise.allSettled(
+			Array.from({ length: options.webhooks ?? 0 }, (_, i) =>
+				N8n.start({ target: '1', command: ['webhook'], env, verbose: options.verbose, log: (line) => log(`[webhook ${i + 1}] ${line}`) }),
+			),
+		);
+		const webhooks: N8n[] = [];
+		for (const [i, result] of webhookResults.entries()) {
+			if (result.status === 'fulfilled') {
+				webhooks.push(result.value);
+				stoppers.push({ what: `n8n webhook ${i + 1}`, stop: () => result.value.stop() });
+			}
+		}
+		for (const result of webhookResults) if (result.status === 'rejected') throw result.reason;
 		timings.totalMs = Date.now() - t0;
 		log(`[queue] ${workers.length} workers ready (health ports ${workers.map((w) => w.port).join(', ')}) in ${(timings.workersMs / 1000).toFixed(1)} s; main started ${((t2 - t1) / 1000).toFixed(1)} s`);
-		return { redis, postgres, emulator, main, workers, env, timings, stop };
+		if (webhooks.length) log(`[queue] ${webhooks.length} webhook processes at ${webhooks.map((w) => w.url).join(', ')}`);
+		return { redis, postgres, emulator, main, workers, webhooks, env, timings, stop };
 	} catch (error) {
 		await stop();
 		throw error;
