@@ -128,40 +128,26 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 
 		const t2 = Date.now();
 		const concurrency = options.concurrency ?? 5;
-		const workerResults = await Promise.allSettled(
-			Array.from({ length: options.workers ?? 2 }, (_, i) =>
-				N8n.start({
-					target: '1',
-					command: ['worker', `--concurrency=${concurrency}`],
-					env,
-					verbose: options.verbose,
-					log: (line) => log(`[worker ${i + 1}] ${line}`),
-				}),
-			),
-		);
-		const workers: N8n[] = [];
-		for (const [i, result] of workerResults.entries()) {
-			if (result.status === 'fulfilled') {
-				workers.push(result.value);
-				stoppers.push({ what: `n8n worker ${i + 1}`, stop: () => result.value.stop() });
+		// Several processes of one kind at once; each one started is stopped with the stack.
+		const startAll = async (kind: 'worker' | 'webhook', count: number, command: string[]) => {
+			const results = await Promise.allSettled(
+				Array.from({ length: count }, (_, i) =>
+					N8n.start({ target: '1', command, env, verbose: options.verbose, log: (line) => log(`[${kind} ${i + 1}] ${line}`) }),
+				),
+			);
+			const started: N8n[] = [];
+			for (const [i, result] of results.entries()) {
+				if (result.status === 'fulfilled') {
+					started.push(result.value);
+					stoppers.push({ what: `n8n ${kind} ${i + 1}`, stop: () => result.value.stop() });
+				}
 			}
-		}
-		for (const result of workerResults) if (result.status === 'rejected') throw result.reason;
+			for (const result of results) if (result.status === 'rejected') throw result.reason;
+			return started;
+		};
+		const workers = await startAll('worker', options.workers ?? 2, ['worker', `--concurrency=${concurrency}`]);
 		timings.workersMs = Date.now() - t2;
-
-		const webhookResults = await Promise.allSettled(
-			Array.from({ length: options.webhooks ?? 0 }, (_, i) =>
-				N8n.start({ target: '1', command: ['webhook'], env, verbose: options.verbose, log: (line) => log(`[webhook ${i + 1}] ${line}`) }),
-			),
-		);
-		const webhooks: N8n[] = [];
-		for (const [i, result] of webhookResults.entries()) {
-			if (result.status === 'fulfilled') {
-				webhooks.push(result.value);
-				stoppers.push({ what: `n8n webhook ${i + 1}`, stop: () => result.value.stop() });
-			}
-		}
-		for (const result of webhookResults) if (result.status === 'rejected') throw result.reason;
+		const webhooks = await startAll('webhook', options.webhooks ?? 0, ['webhook']);
 		timings.totalMs = Date.now() - t0;
 		log(`[queue] ${workers.length} workers ready (health ports ${workers.map((w) => w.port).join(', ')}) in ${(timings.workersMs / 1000).toFixed(1)} s; main started ${((t2 - t1) / 1000).toFixed(1)} s`);
 		if (webhooks.length) log(`[queue] ${webhooks.length} webhook processes at ${webhooks.map((w) => w.url).join(', ')}`);
