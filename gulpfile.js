@@ -1,14 +1,13 @@
 const path = require('path');
-const { task, src, dest } = require('gulp');
+const { task, src, dest, parallel } = require('gulp');
 
-task('build:icons', copyIcons);
-
-function copyIcons() {
-	const nodeSource = path.resolve('nodes', '**', '*.{png,svg}');
-	const nodeDestination = path.resolve('dist', 'nodes');
-	src(nodeSource, { encoding: false }).pipe(dest(nodeDestination));
-
-	const credSource = path.resolve('credentials', '**', '*.{png,svg}');
-	const credDestination = path.resolve('dist', 'credentials');
-	return src(credSource, { encoding: false }).pipe(dest(credDestination));
+// Icons, and the codex files (*.node.json: category, aliases, links) n8n reads next to each node.
+function nodeAssets() {
+	return src(path.resolve('nodes', '**', '*.{png,svg,node.json}'), { encoding: false }).pipe(dest(path.resolve('dist', 'nodes')));
 }
+
+function credentialIcons() {
+	return src(path.resolve('credentials', '**', '*.{png,svg}'), { encoding: false }).pipe(dest(path.resolve('dist', 'credentials')));
+}
+
+task('build:icons', parallel(nodeAssets, credentialIcons));

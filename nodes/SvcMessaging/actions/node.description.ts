@@ -10,13 +10,39 @@ import * as sms from './sms';
 
 const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate'];
 
+const RESOURCE_OPTIONS = [
+	{ name: 'Account', value: 'account' },
+	{ name: 'Campaign', value: 'campaign' },
+	{ name: 'Chat Message', value: 'chatMessage' },
+	{ name: 'Chat Template', value: 'chatTemplate' },
+	{ name: 'Sender ID', value: 'senderId' },
+	{ name: 'SMS', value: 'sms' },
+];
+
+/**
+ * The canvas subtitle in display names ("SMS: Send Bulk", not "sendBulk: sms"), looked up from the
+ * resource and operation options themselves so that it never disagrees with the form.
+ */
+function subtitle(): string {
+	const modules = { account, campaign, chatMessage, chatTemplate, senderId, sms };
+	const resources = Object.fromEntries(RESOURCE_OPTIONS.map((o) => [o.value, o.name]));
+	const operations: Record<string, string> = {};
+	for (const [resource, module] of Object.entries(modules)) {
+		const operation = module.description.find((p) => p.name === 'operation');
+		for (const option of (operation?.options ?? []) as Array<{ name: string; value: string }>) {
+			operations[`${resource}.${option.value}`] = option.name;
+		}
+	}
+	return `={{ ${JSON.stringify(resources)}[$parameter["resource"]] + ": " + ${JSON.stringify(operations)}[$parameter["resource"] + "." + $parameter["operation"]] }}`;
+}
+
 export const versionDescription: INodeTypeDescription = {
 	displayName: 'SVC Messaging',
 	name: 'svcMessaging',
 	icon: 'file:svcMessaging.svg',
 	group: ['output'],
 	version: 1,
-	subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+	subtitle: subtitle(),
 	description: 'Send SMS, campaigns and chat messages with the SVC messaging service',
 	defaults: { name: 'SVC Messaging' },
 	usableAsTool: true,
@@ -44,14 +70,7 @@ export const versionDescription: INodeTypeDescription = {
 			name: 'resource',
 			type: 'options',
 			noDataExpression: true,
-			options: [
-				{ name: 'Account', value: 'account' },
-				{ name: 'Campaign', value: 'campaign' },
-				{ name: 'Chat Message', value: 'chatMessage' },
-				{ name: 'Chat Template', value: 'chatTemplate' },
-				{ name: 'Sender ID', value: 'senderId' },
-				{ name: 'SMS', value: 'sms' },
-			],
+			options: RESOURCE_OPTIONS,
 			default: 'sms',
 		},
 		// Credential switches (see `credentials` above). Campaign Create/Update have a visible
