@@ -1,4 +1,4 @@
-import type { INodeTypeDescription } from 'n8n-workflow';
+import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as account from './account';
@@ -10,22 +10,14 @@ import * as sms from './sms';
 
 const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate'];
 
-const RESOURCE_OPTIONS = [
-	{ name: 'Account', value: 'account' },
-	{ name: 'Campaign', value: 'campaign' },
-	{ name: 'Chat Message', value: 'chatMessage' },
-	{ name: 'Chat Template', value: 'chatTemplate' },
-	{ name: 'Sender ID', value: 'senderId' },
-	{ name: 'SMS', value: 'sms' },
-];
-
 /**
  * The canvas subtitle in display names ("SMS: Send Bulk", not "sendBulk: sms"), looked up from the
  * resource and operation options themselves so that it never disagrees with the form.
  */
-function subtitle(): string {
+function subtitleOf(properties: INodeProperties[]): string {
 	const modules = { account, campaign, chatMessage, chatTemplate, senderId, sms };
-	const resources = Object.fromEntries(RESOURCE_OPTIONS.map((o) => [o.value, o.name]));
+	const resourceOptions = (properties.find((p) => p.name === 'resource')?.options ?? []) as Array<{ name: string; value: string }>;
+	const resources = Object.fromEntries(resourceOptions.map((o) => [o.value, o.name]));
 	const operations: Record<string, string> = {};
 	for (const [resource, module] of Object.entries(modules)) {
 		const operation = module.description.find((p) => p.name === 'operation');
@@ -42,7 +34,6 @@ export const versionDescription: INodeTypeDescription = {
 	icon: 'file:svcMessaging.svg',
 	group: ['output'],
 	version: 1,
-	subtitle: subtitle(),
 	description: 'Send SMS, campaigns and chat messages with the SVC messaging service',
 	defaults: { name: 'SVC Messaging' },
 	usableAsTool: true,
@@ -70,7 +61,14 @@ export const versionDescription: INodeTypeDescription = {
 			name: 'resource',
 			type: 'options',
 			noDataExpression: true,
-			options: RESOURCE_OPTIONS,
+			options: [
+				{ name: 'Account', value: 'account' },
+				{ name: 'Campaign', value: 'campaign' },
+				{ name: 'Chat Message', value: 'chatMessage' },
+				{ name: 'Chat Template', value: 'chatTemplate' },
+				{ name: 'Sender ID', value: 'senderId' },
+				{ name: 'SMS', value: 'sms' },
+			],
 			default: 'sms',
 		},
 		// Credential switches (see `credentials` above). Campaign Create/Update have a visible
@@ -125,3 +123,6 @@ export const versionDescription: INodeTypeDescription = {
 		...chatTemplate.description,
 	],
 };
+
+// Set after the description: n8n's lint reads the Resource options only as an inline array.
+versionDescription.subtitle = subtitleOf(versionDescription.properties);
