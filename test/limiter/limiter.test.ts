@@ -5,7 +5,8 @@
  */
 import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
 import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import { inWindow, laneOf, limiterFor } from '../../nodes/SvcMessaging/transport/limiter';
+import { laneOf, limiterFor } from '../../nodes/SvcMessaging/transport/limiter';
+import { inWindow } from '../../nodes/SvcMessaging/transport/requestWindow';
 
 let emu: RunningEmulator;
 

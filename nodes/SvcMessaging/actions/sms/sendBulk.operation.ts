@@ -7,7 +7,7 @@ import { messageIdentities } from '../../helpers/sendLedger';
 import { openLedger } from '../../helpers/sendRecovery';
 import { finishSend, outputFailure, type ItemFailure } from '../../helpers/sending';
 import { serviceErrorCode } from '../../transport/errors';
-import { inWindow, requestWindow } from '../../transport/limiter';
+import { inWindow, requestWindow } from '../../transport/requestWindow';
 import { connectKeyLimiter, getServiceCredentials, planLimits } from '../../transport/request';
 import {
 	checkBalanceField,
