@@ -13,7 +13,7 @@ export class SvcMessagingAccountApi implements ICredentialType {
 
 	displayName = 'SVC Messaging Account API';
 
-	icon = 'file:svcMessaging.svg' as const;
+	icon = { light: 'file:svcMessaging.svg', dark: 'file:svcMessaging.dark.svg' } as const;
 
 	documentationUrl = 'https://github.com/svc-messaging/n8n-nodes-svc-messaging#nodes-and-credentials';
 

@@ -47,7 +47,7 @@ export class SvcMessagingApi implements ICredentialType {
 
 	displayName = 'SVC Messaging API';
 
-	icon = 'file:svcMessaging.svg' as const;
+	icon = { light: 'file:svcMessaging.svg', dark: 'file:svcMessaging.dark.svg' } as const;
 
 	documentationUrl = 'https://github.com/svc-messaging/n8n-nodes-svc-messaging#nodes-and-credentials';
 
@@ -76,7 +76,8 @@ export class SvcMessagingApi implements ICredentialType {
 			name: 'sandboxNotice',
 			type: 'notice',
 			default: '',
-			displayOptions: { show: { apiKey: [{ _cnd: { startsWith: 'svc_test_' } }] } },
+			// `regex`, not `startsWith`: n8n 1's editor calls startsWith on the empty key of a new form and logs a TypeError.
+			displayOptions: { show: { apiKey: [{ _cnd: { regex: '^svc_test_' } }] } },
 		},
 		{
 			displayName: 'Plan',
@@ -154,5 +155,15 @@ export class SvcMessagingApi implements ICredentialType {
 			url: '/api/sms/sender-ids',
 			method: 'GET',
 		},
+		// n8n 2 shows this for a 401 (alone it would say only "Unauthorized"); n8n 1 shows its own "Authorization failed" text.
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: 'The service refused this API key (401 UNAUTHORIZED). Check the key under Settings → API Keys in the dashboard; a revoked key stays refused.',
+				},
+			},
+		],
 	};
 }

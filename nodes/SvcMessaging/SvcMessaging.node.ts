@@ -1,15 +1,32 @@
-import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeType, INodeTypeDescription, IWebhookFunctions } from 'n8n-workflow';
 
 import { versionDescription } from './actions/node.description';
 import { router } from './actions/router';
+import { handleWaitingReport } from './actions/sms/deliveryReportWebhook';
+import { isToolCall, runAsTool } from './helpers/toolMode';
 import { chatTemplateListSearch, listSearch, resourceMapping } from './methods';
 
 export class SvcMessaging implements INodeType {
-	description: INodeTypeDescription = versionDescription;
+	// Resources, operations and parameters: actions/node.description.ts. Icon, subtitle and AI-tool
+	// use are (also) stated here, on the class, where n8n's community-node lint reads a node's
+	// description; `file:` icons are resolved from this file's folder.
+	description: INodeTypeDescription = {
+		...versionDescription,
+		icon: { light: 'file:svcMessaging.svg', dark: 'file:svcMessaging.dark.svg' },
+		subtitle: versionDescription.subtitle,
+		usableAsTool: true,
+	};
 
 	methods = { listSearch: { ...listSearch, ...chatTemplateListSearch }, resourceMapping };
 
 	async execute(this: IExecuteFunctions) {
+		// As "SVC Messaging Tool" (AI Agent, MCP Server Trigger): refusals are the tool's result.
+		if (isToolCall(this)) return await runAsTool(this, versionDescription.properties, async () => await router.call(this));
 		return await router.call(this);
+	}
+
+	/** Delivery reports for "Send and Wait for Delivery" at a waiting execution's resume URL. */
+	async webhook(this: IWebhookFunctions) {
+		return await handleWaitingReport.call(this);
 	}
 }

@@ -4,6 +4,7 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triggerProperties } from './trigger/properties';
 import { deliveryReportWebhookMethods } from './trigger/registration';
@@ -13,7 +14,7 @@ export class SvcMessagingTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'SVC Messaging Trigger',
 		name: 'svcMessagingTrigger',
-		icon: 'file:svcMessaging.svg',
+		icon: { light: 'file:svcMessaging.svg', dark: 'file:svcMessaging.dark.svg' },
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
@@ -22,7 +23,7 @@ export class SvcMessagingTrigger implements INodeType {
 			name: 'SVC Messaging Trigger',
 		},
 		inputs: [],
-		outputs: ['main'],
+		outputs: [NodeConnectionTypes.Main],
 		credentials: [
 			{
 				name: 'svcMessagingApi',

@@ -8,6 +8,8 @@
  */
 import { join } from 'path';
 
+import { SEED_KEYS } from '../emulator/seed';
+
 import {
 	asWebhookWorkflow,
 	ensureInstalled,
@@ -189,6 +191,37 @@ async function chatTemplate(stack: Stack) {
 	);
 }
 
+async function otpWithFallback(stack: Stack) {
+	const { n8n, emulator } = stack;
+	say(bold('\n6. OTP by SMS, a chat template when it is not delivered, in one workflow') + dim('  (examples/otp-with-fallback.json)'));
+	await emulator.client.prepareOtpFallback(SEED_KEYS.starter, ['+254712345999']);
+	say(dim('    the approved chat template otp_code and a chat opt-in for +254712345999 were set up at the emulator'));
+	const rows: Array<Record<string, unknown>> = [];
+	for (const phone of ['+254712345678', '+254712345999']) {
+		const wf = example('otp-with-fallback');
+		const attempt = wf.nodes.find((n) => n.name === 'Login Attempt')!;
+		attempt.parameters.jsonOutput = String(attempt.parameters.jsonOutput).replace('+254712345678', phone);
+		const { execution } = await n8n.run(asWebhookWorkflow(wf, `demo-fallback-${phone.slice(-3)}`));
+		const [delivered] = items(execution, 'Send OTP and Wait', 0);
+		const [notDelivered] = items(execution, 'Send OTP and Wait', 1);
+		const [chat] = items(execution, 'Send OTP by Chat');
+		const outcome = delivered ?? notDelivered;
+		rows.push({
+			phoneNumber: phone,
+			status: outcome?.status ?? failedBecause(execution),
+			waitedSeconds: outcome?.waitedSeconds,
+			output: delivered ? 'Delivered' : notDelivered ? 'Not Delivered' : '?',
+			fallback: chat ? `chat ${chat.messageId}` : '—',
+		});
+	}
+	table(rows, ['phoneNumber', 'status', 'waitedSeconds', 'output', 'fallback']);
+	check(
+		'otp-fallback',
+		rows[0].output === 'Delivered' && rows[0].fallback === '—' && rows[1].output === 'Not Delivered' && String(rows[1].fallback).startsWith('chat '),
+		'the delivered OTP ended on "Delivered"; the failed one went on to the chat template',
+	);
+}
+
 async function main() {
 	const started = Date.now();
 	const info = targetInfo('1');
@@ -204,6 +237,7 @@ async function main() {
 		const bulk = await bulkFromList(stack);
 		await scheduledCampaign(stack);
 		await chatTemplate(stack);
+		await otpWithFallback(stack);
 		const after = (await stack.emulator.client.account('acc_demo')).credits as number;
 		stats = { otp, bulk, creditsBefore: credits, creditsAfter: after };
 	} catch (error) {

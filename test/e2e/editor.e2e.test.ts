@@ -8,6 +8,7 @@ import { readdirSync } from 'fs';
 import { join } from 'path';
 
 import { e2e, expectSuccess, jsonOf, out, waitFor } from './context';
+import { SEED_KEYS } from '../emulator/seed';
 import { readWorkflow, ROOT, type Execution } from './harness';
 
 const { n8n, emulator } = e2e();
@@ -16,9 +17,12 @@ const EXAMPLE_IDS = {
 	balance: 'svcExampleBalance',
 	otpSend: 'svcExampleOtpSend',
 	otpTrack: 'svcExampleOtpTrack',
+	otpFallback: 'svcExampleOtpFallback',
 	bulk: 'svcExampleBulkList',
 	campaign: 'svcExampleCampaign',
 	chat: 'svcExampleChatTpl',
+	// Activated and used by an MCP client in ai.e2e.test.ts.
+	mcp: 'svcExampleMcpSms',
 };
 
 describe('examples/ run from the editor', () => {
@@ -69,6 +73,29 @@ describe('examples/ run from the editor', () => {
 		} finally {
 			await n8n.deactivate(EXAMPLE_IDS.otpTrack);
 		}
+	});
+
+	test('OTP with fallback: delivered → "OTP Delivered"; not delivered (999) → the otp_code chat template with the same code', async () => {
+		await emulator.prepareOtpFallback(SEED_KEYS.starter, ['+254712345999']);
+		const delivered = expectSuccess(await n8n.runManual(EXAMPLE_IDS.otpFallback));
+		expect(jsonOf(out(delivered, 'OTP Delivered'))).toEqual([expect.objectContaining({ delivered: true, status: 'DELIVERED' })]);
+		expect(out(delivered, 'Send OTP by Chat')).toHaveLength(0);
+
+		const failed = expectSuccess(
+			await n8n.runManual(EXAMPLE_IDS.otpFallback, {
+				edit: (wf) => {
+					const attempt = wf.nodes.find((n) => n.name === 'Login Attempt')!;
+					attempt.parameters.jsonOutput = String(attempt.parameters.jsonOutput).replace('+254712345678', '+254712345999');
+				},
+			}),
+		);
+		expect(out(failed, 'OTP Delivered')).toHaveLength(0);
+		const code = String(jsonOf(out(failed, 'Login Attempt'))[0].code);
+		const [chat] = jsonOf(out(failed, 'Send OTP by Chat'));
+		expect(chat).toMatchObject({ phoneNumber: '+254712345999' });
+		const recorded = (await emulator.chatMessages()).find((m) => m.messageId === chat.messageId);
+		expect(recorded.content).toMatchObject({ name: 'otp_code' });
+		expect(JSON.stringify(recorded.content)).toContain(code);
 	});
 
 	test('bulk SMS from a customer list: 4 accepted, the Ghana number rejected and routed to "Needs Attention"', async () => {

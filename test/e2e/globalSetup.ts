@@ -6,7 +6,7 @@
 import { readdirSync } from 'fs';
 import { join } from 'path';
 
-import { readWorkflow, ROOT, startStack, targetInfo, type Stack } from './harness';
+import { installMode, packPackage, readWorkflow, ROOT, startStack, targetInfo, type Stack } from './harness';
 
 declare global {
 	// eslint-disable-next-line no-var
@@ -19,7 +19,10 @@ export default async function globalSetup(): Promise<void> {
 	const info = targetInfo();
 	const started = Date.now();
 	const verbose = process.env.E2E_VERBOSE === '1';
-	process.stdout.write(`\n[e2e] starting the emulator and n8n ${info.version}...\n`);
+	const mode = installMode();
+	process.stdout.write(
+		`\n[e2e] starting the emulator and n8n ${info.version} (package ${mode === 'pack' ? 'from its npm pack tarball, installed as the Community Nodes UI does' : 'copied from dist/, dependencies linked'})...\n`,
+	);
 	// Imported as a user imports them (fixed ids, pinned sample input): editor.e2e.test.ts runs them.
 	const workflows = ['test/e2e/workflows', 'examples'].flatMap((dir) =>
 		readdirSync(join(ROOT, dir))
@@ -37,6 +40,8 @@ export default async function globalSetup(): Promise<void> {
 	process.env.E2E_N8N_API_KEY = stack.n8n.apiKey;
 	process.env.E2E_N8N_COOKIE = stack.n8n.cookie;
 	process.env.E2E_N8N_VERSION = info.version;
+	// The package folder n8n loaded (package.e2e.test.ts checks it is what E2E_INSTALL installed).
+	process.env.E2E_N8N_USER_FOLDER = stack.n8n.userFolder;
 	process.env.E2E_EMULATOR_URL = stack.emulator.url;
 	process.env.E2E_TIME_SCALE = String(E2E_TIME_SCALE);
 	process.stdout.write(
@@ -44,4 +49,11 @@ export default async function globalSetup(): Promise<void> {
 			`(ready in ${((Date.now() - started) / 1000).toFixed(1)} s: imports ${(stack.n8n.timings.importMs / 1000).toFixed(1)} s, ` +
 			`server ${(stack.n8n.timings.startMs / 1000).toFixed(1)} s)\n`,
 	);
+	if (mode === 'pack') {
+		const pack = await packPackage();
+		process.stdout.write(
+			`[e2e] package: ${pack.files.length} files, ${(pack.size / 1024).toFixed(1)} kB packed; npm install in n8n's nodes folder ` +
+				`(dependencies from the registry) ${((stack.n8n.timings.packageMs ?? 0) / 1000).toFixed(1)} s\n`,
+		);
+	}
 }

@@ -3,14 +3,16 @@
  *
  * It loads the package the way a user installs it (package.json + built dist/ in
  * `<user folder>/.n8n/nodes/node_modules/n8n-nodes-svc-messaging`, so node types are
- * `n8n-nodes-svc-messaging.*`), imports credentials with `n8n import:credentials` under a fixed
- * encryption key, starts ONE `n8n start`, sets up the owner and a public-API key through REST, and
- * runs workflows through that server. Facts it relies on: ../../../shared/notes/real-n8n.md.
+ * `n8n-nodes-svc-messaging.*`; with E2E_INSTALL=pack from the `npm pack` tarball, installed the
+ * way n8n's Community Nodes UI installs a package, runtime dependencies from the npm registry),
+ * imports credentials with `n8n import:credentials` under a fixed encryption key, starts ONE
+ * `n8n start`, sets up the owner and a public-API key through REST, and runs workflows through that
+ * server. Facts it relies on: ../../../shared/notes/real-n8n.md.
  *
  * Every child process is started in its own process group and killed (SIGTERM, then SIGKILL) on
  * stop, on error, and when this process exits.
  */
-import { spawn, spawnSync, type ChildProcess } from 'child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { createServer } from 'net';
 import { tmpdir } from 'os';
@@ -20,6 +22,17 @@ export const ROOT = resolve(__dirname, '..', '..');
 /** The package loaded into n8n (built dist/ + package.json); E2E_PACKAGE_DIR points at another build. */
 export const PACKAGE_ROOT = resolve(process.env.E2E_PACKAGE_DIR ?? ROOT);
 export const PACKAGE_NAME = 'n8n-nodes-svc-messaging';
+/**
+ * How the package gets into n8n's nodes folder. `link` (default): package.json + dist/ copied, the
+ * runtime dependencies symlinked from this checkout. `pack` (E2E_INSTALL=pack): the tarball of
+ * `npm pack`, installed as n8n's Community Nodes UI installs a package (see installPackedPackage).
+ */
+export type InstallMode = 'link' | 'pack';
+export function installMode(): InstallMode {
+	const mode = process.env.E2E_INSTALL ?? 'link';
+	if (mode !== 'link' && mode !== 'pack') throw new Error(`E2E_INSTALL must be "link" or "pack", not "${mode}"`);
+	return mode;
+}
 export const NODE_TYPE = `${PACKAGE_NAME}.svcMessaging`;
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.svcMessagingTrigger`;
 /** Fixed so that credentials imported into a user folder stay readable (tests and `npm run dev`). */
@@ -201,6 +214,78 @@ export async function stopChild(child: ChildProcess, graceMs = 8_000): Promise<v
 	children.delete(child);
 }
 
+/** Runs a command in its own process group (killed with the others on exit); rejects on a non-zero exit. */
+export async function run(command: string, args: string[], options: SpawnOptions & { timeoutMs?: number } = {}): Promise<string> {
+	installExitHook();
+	const { timeoutMs = 300_000, ...spawnOptions } = options;
+	return await new Promise((resolvePromise, reject) => {
+		const child = spawn(command, args, { ...spawnOptions, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+		children.add(child);
+		let stdout = '';
+		let stderr = '';
+		child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+		child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+		const timer = setTimeout(() => killGroup(child, 'SIGKILL'), timeoutMs);
+		child.on('error', (error) => {
+			clearTimeout(timer);
+			children.delete(child);
+			reject(error);
+		});
+		child.on('exit', (code, signal) => {
+			clearTimeout(timer);
+			children.delete(child);
+			if (code === 0) resolvePromise(stdout);
+			else reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`}):\n${stdout.slice(-2000)}\n${stderr.slice(-4000)}`));
+		});
+	});
+}
+
+// ---------------------------------------------------------------------------------------------
+// The package as published: `npm pack`
+
+export interface PackedPackage {
+	tarball: string;
+	version: string;
+	files: string[];
+	/** bytes of the .tgz */
+	size: number;
+}
+
+/** What the tarball may hold: the build, package.json and the three documents; no source maps. */
+const PUBLISHED = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(nodes|credentials)\/.+\.(js|svg|node\.json))$/;
+
+let packed: Promise<PackedPackage> | undefined;
+
+/**
+ * `npm pack` of PACKAGE_ROOT (once per process) into a temporary folder, removed at exit. Fails when
+ * the tarball holds anything but PUBLISHED, or misses a file that package.json's `n8n` section names.
+ */
+export function packPackage(): Promise<PackedPackage> {
+	packed ??= (async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'svc-npm-pack-'));
+		process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+		const stdout = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: PACKAGE_ROOT, env: npmEnv() });
+		const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; version: string; size: number; files: Array<{ path: string }> }>;
+		const files = info.files.map((f) => f.path).sort();
+		const unexpected = files.filter((f) => !PUBLISHED.test(f));
+		if (unexpected.length) throw new Error(`npm pack would publish files it should not: ${unexpected.join(', ')}`);
+		const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { n8n: { nodes: string[]; credentials: string[] } };
+		const missing = [...pkg.n8n.nodes, ...pkg.n8n.credentials, 'README.md', 'LICENSE', 'CHANGELOG.md'].filter((f) => !files.includes(f));
+		if (missing.length) throw new Error(`npm pack left out ${missing.join(', ')} (run \`npm run build\` first?)`);
+		return { tarball: join(dir, info.filename), version: info.version, files, size: info.size };
+	})();
+	return packed;
+}
+
+/** This process's environment without npm's and jest's settings (nodedir of Node 20, NODE_ENV=test…). */
+function npmEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = { ...process.env };
+	for (const name of Object.keys(env)) {
+		if (/^(npm_|JEST_|TS_NODE_)/i.test(name) || ['NODE_OPTIONS', 'NODE_ENV', 'NODE_PATH'].includes(name)) delete env[name];
+	}
+	return { ...env, ...extra };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Credentials and workflows
 
@@ -230,6 +315,9 @@ export const CREDENTIAL_NAMES = {
 /** The webhook secret set on the emulator's demo account and in the API-key credentials. */
 export const WEBHOOK_SECRET = 'whsec_svc_e2e_0001';
 
+/** Bearer Auth of the example MCP server (examples/mcp-sms-tools.json): clients send `Authorization: Bearer <token>`. */
+export const MCP_EXAMPLE_CREDENTIAL = { id: 'svcMcpBearer0001', name: 'MCP clients (example bearer token)', token: 'svc-mcp-example-token-0001' } as const;
+
 /** The credentials a user would create for the emulator's seeded demo account. */
 export function emulatorCredentials(emulatorUrl: string): CredentialJson[] {
 	const api = (key: keyof typeof CREDENTIAL_IDS, apiKey: string, plan: string): CredentialJson => ({
@@ -249,6 +337,8 @@ export function emulatorCredentials(emulatorUrl: string): CredentialJson[] {
 			type: 'svcMessagingAccountApi',
 			data: { baseUrl: emulatorUrl, email: 'demo@svc.test', password: 'demo-password' },
 		},
+		// The MCP Server Trigger of examples/mcp-sms-tools.json asks MCP clients for this token.
+		{ id: MCP_EXAMPLE_CREDENTIAL.id, name: MCP_EXAMPLE_CREDENTIAL.name, type: 'httpBearerAuth', data: { token: MCP_EXAMPLE_CREDENTIAL.token } },
 	];
 }
 
@@ -722,6 +812,59 @@ export class N8n extends N8nClient {
 		return result;
 	}
 
+	/** Puts the package into this n8n's nodes folder, as E2E_INSTALL says (default: copied + linked). */
+	async installPackage(): Promise<void> {
+		const t0 = Date.now();
+		if (installMode() === 'pack') await this.installPackedPackage();
+		else this.stagePackage();
+		this.timings.packageMs = Date.now() - t0;
+	}
+
+	/**
+	 * Installs the `npm pack` tarball exactly as n8n's Community Nodes UI does (CommunityPackagesService
+	 * .downloadPackage, the same steps in n8n 1.123.81 and 2.41.1): the tarball is unpacked into
+	 * `<user folder>/.n8n/nodes/node_modules/<name>`, its package.json loses devDependencies,
+	 * peerDependencies and optionalDependencies, `npm install` with n8n's flags runs in that folder
+	 * (runtime dependencies from the npm registry, nothing from this checkout), and the nodes
+	 * folder's package.json records the version. n8n (started after this) then loads it as it does
+	 * after a restart. The UI fetches the tarball with `npm pack <name>@<version>`; here it is ours.
+	 */
+	async installPackedPackage(): Promise<void> {
+		const pack = await packPackage();
+		const nodesDir = join(this.userFolder, '.n8n', 'nodes');
+		const packageDir = join(nodesDir, 'node_modules', PACKAGE_NAME);
+		// ensurePackageJson()
+		const nodesPkg = join(nodesDir, 'package.json');
+		mkdirSync(nodesDir, { recursive: true });
+		if (!existsSync(nodesPkg)) writeFileSync(nodesPkg, JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2), 'utf-8');
+		rmSync(packageDir, { recursive: true, force: true });
+		mkdirSync(packageDir, { recursive: true });
+		const tarballName = `${PACKAGE_NAME}-${pack.version}.tgz`;
+		cpSync(pack.tarball, join(nodesDir, tarballName));
+		try {
+			await run('tar', ['-xzf', tarballName, '-C', packageDir, '--strip-components=1'], { cwd: nodesDir });
+			const packageJsonPath = join(packageDir, 'package.json');
+			const { devDependencies, peerDependencies, optionalDependencies, ...packageJson } = JSON.parse(readFileSync(packageJsonPath, 'utf-8'));
+			writeFileSync(packageJsonPath, JSON.stringify(packageJson, null, 2), 'utf-8');
+			const registry = process.env.N8N_COMMUNITY_PACKAGES_REGISTRY ?? 'https://registry.npmjs.org';
+			const flags = ['--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false'];
+			this.log(`installing ${tarballName} (${pack.files.length} files) into ${packageDir}: npm install ${flags.join(' ')}`);
+			await run('npm', ['install', ...flags, `--registry=${registry}`], { cwd: packageDir, env: npmEnv({ PATH: this.env().PATH }) });
+			// updatePackageJsonDependency()
+			const installed = JSON.parse(readFileSync(nodesPkg, 'utf-8')) as { dependencies: Record<string, string> };
+			installed.dependencies[PACKAGE_NAME] = packageJson.version;
+			writeFileSync(nodesPkg, JSON.stringify(installed, null, 2), 'utf-8');
+		} finally {
+			rmSync(join(nodesDir, tarballName), { force: true });
+		}
+		// Each runtime dependency at the version package.json pins, inside the installed package.
+		for (const [dep, version] of Object.entries((JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf-8')) as { dependencies?: Record<string, string> }).dependencies ?? {})) {
+			const found = join(packageDir, 'node_modules', dep, 'package.json');
+			const got = existsSync(found) ? (JSON.parse(readFileSync(found, 'utf-8')) as { version: string }).version : 'missing';
+			if (got !== version) throw new Error(`npm install of the packed package gave ${dep} ${got}, package.json pins ${version}`);
+		}
+	}
+
 	/** Copies package.json and dist/ (not a symlink: the package must resolve n8n-workflow from n8n). */
 	stagePackage(): void {
 		const dist = join(PACKAGE_ROOT, 'dist');
@@ -765,7 +908,7 @@ export class N8n extends N8nClient {
 		if (!isInstalled(this.info)) {
 			throw new Error(`n8n ${this.info.version} is not installed: run \`bash scripts/install-n8n.sh ${this.info.target}\``);
 		}
-		this.stagePackage();
+		await this.installPackage();
 		this.brokerPort = await freePort();
 		if (this.options.credentials?.length) await this.importCredentials(this.options.credentials);
 		if (this.options.workflows?.length) await this.importWorkflows(this.options.workflows);
@@ -918,6 +1061,25 @@ export class EmulatorClient {
 	}
 	clearRequests() {
 		return this.control('DELETE', '/requests');
+	}
+	/**
+	 * What examples/otp-with-fallback.json needs at the service: the approved chat template
+	 * `otp_code` ("Your verification code is {{1}}.") and chat opt-ins for the given numbers.
+	 */
+	async prepareOtpFallback(apiKey: string, optIns: string[]): Promise<void> {
+		const created = await http('POST', `${this.url}/api/chat/templates`, {
+			name: 'otp_code',
+			category: 'UTILITY',
+			language: 'en',
+			components: [{ type: 'BODY', text: 'Your verification code is {{1}}.' }],
+		}, { 'x-api-key': apiKey });
+		if (created.status !== 201 && !/exists/i.test(created.text)) throw new Error(`creating otp_code: ${created.status} ${created.text}`);
+		await this.control('POST', '/templates/otp_code/review', { status: 'APPROVED' });
+		for (const phoneNumber of optIns) await this.control('POST', '/opt-ins', { phoneNumber });
+	}
+	/** Carrier hold: messages stay SENT with no final report until released (`false`). */
+	holdCarrier(hold: boolean) {
+		return this.control<{ held: boolean; released: number }>('POST', '/carrier', { hold });
 	}
 	fault(fault: Record<string, unknown>) {
 		return this.control('POST', '/faults', fault);

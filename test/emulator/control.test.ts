@@ -188,3 +188,29 @@ describe('accounts, opt-ins, reset and routing', () => {
 		await res.body.dump();
 	});
 });
+
+describe('carrier hold', () => {
+	it('keeps messages SENT with no final report until released, then ends them', async () => {
+		expect((await api.post('/__emulator/carrier', { hold: 'yes' })).status).toBe(400);
+		expect((await api.post('/__emulator/carrier', { hold: true })).body.data).toEqual({ held: true, released: 0 });
+		const res = await api.post('/api/sms/send-api', { phoneNumber: '+254712345999', message: 'held', webhookUrl: 'http://127.0.0.1:9/none' }, { key });
+		expect(res.status).toBe(202);
+		const { messageId } = res.body.data;
+		await emu.control.advance(60_000);
+		expect(emu.control.messages()[0].status).toBe('SENT');
+		expect((await api.get(`/api/sms/messages/${messageId}`, { key })).body.data.status).toBe('SENT');
+		expect(emu.control.webhookAttempts({ messageId }).map((a) => a.event)).not.toContain('message.failed');
+
+		expect((await api.post('/__emulator/carrier', { hold: false })).body.data).toEqual({ held: false, released: 1 });
+		expect(emu.control.messages()[0]).toMatchObject({ status: 'FAILED', failureReason: { code: 'DESTINATION_NOT_REACHABLE' } });
+		await waitFor(() => emu.control.webhookAttempts({ messageId, event: 'message.failed' }).length > 0, 'the final report');
+	});
+
+	it('is lifted by reset', async () => {
+		await api.post('/__emulator/carrier', { hold: true });
+		emu.control.reset();
+		await sms();
+		await emu.control.advance(60_000);
+		expect(emu.control.messages()[0].status).toBe('DELIVERED');
+	});
+});

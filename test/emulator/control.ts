@@ -1,4 +1,5 @@
 /** The test-control surface: in-process methods and the same operations over HTTP under /__emulator/. */
+import { holdCarrier } from './lifecycle';
 import { accountView, createAccount, parseAccountInput, updateAccount } from './accounts';
 import { CONTROL_PREFIX } from './assumptions';
 import { addFault, type FaultInput } from './faults';
@@ -84,6 +85,8 @@ export interface EmulatorControl {
 	clearFaults(): void;
 	/** Every access token issued so far is rejected from now on. */
 	expireTokens(): void;
+	/** Carrier hold on: messages stay SENT with no final report; off: the held ones end now. */
+	holdCarrier(hold: boolean): { held: boolean; released: number };
 	reviewTemplate(name: string, status: TemplateStatus, reason?: string, accountId?: string): TemplateView;
 }
 
@@ -178,6 +181,9 @@ export function createControl(rt: Runtime): EmulatorControl {
 		clearFaults() {
 			state.faults = [];
 		},
+		holdCarrier(hold) {
+			return holdCarrier(rt, hold, clock.now());
+		},
 		expireTokens() {
 			rt.tokenGeneration++;
 		},
@@ -253,6 +259,11 @@ export function controlRoutes(control: EmulatorControl): Route[] {
 			const ms = optNumber(objectBody(ctx.body), 'ms', 0);
 			if (ms === undefined) throw badRequest('ms is required');
 			return ok(await control.advance(ms));
+		}),
+		route('POST', p('/carrier'), 'none', (ctx) => {
+			const hold = objectBody(ctx.body).hold;
+			if (typeof hold !== 'boolean') throw badRequest('hold must be true or false');
+			return ok(control.holdCarrier(hold));
 		}),
 		route('GET', p('/faults'), 'none', () => ok(control.faults())),
 		route('POST', p('/faults'), 'none', (ctx) => ok(control.addFault(objectBody(ctx.body) as unknown as FaultInput), 201)),

@@ -65,6 +65,10 @@ export function acceptMessage(rt: Runtime, input: MessageInput, now: number): Sm
 }
 
 function finish(rt: Runtime, message: SmsMessage, at: number): void {
+	if (rt.state.carrierHeld) {
+		rt.state.heldMessages.push(message);
+		return;
+	}
 	const outcome = outcomeOf(message.phoneNumber);
 	message.status = outcome.status;
 	message.finalAt = at;
@@ -82,4 +86,16 @@ function finish(rt: Runtime, message: SmsMessage, at: number): void {
 
 export function isFinal(message: SmsMessage): boolean {
 	return message.finalAt !== null;
+}
+
+/**
+ * Carrier hold: while on, messages stay SENT and no final report goes out (a carrier that has not
+ * answered yet). Releasing it ends the held messages at once, in the order they were due.
+ */
+export function holdCarrier(rt: Runtime, hold: boolean, now: number): { held: boolean; released: number } {
+	rt.state.carrierHeld = hold;
+	if (hold) return { held: true, released: 0 };
+	const due = rt.state.heldMessages.splice(0);
+	for (const message of due) finish(rt, message, now);
+	return { held: false, released: due.length };
 }

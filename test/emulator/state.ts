@@ -239,6 +239,9 @@ export interface EmulatorState {
 	faults: Fault[];
 	nextFaultId: number;
 	buckets: Map<string, Bucket>;
+	/** carrier hold (control surface): messages due to end stay SENT, with no final report, until released */
+	carrierHeld: boolean;
+	heldMessages: SmsMessage[];
 }
 
 export function createState(): EmulatorState {
@@ -259,6 +262,8 @@ export function createState(): EmulatorState {
 		faults: [],
 		nextFaultId: 1,
 		buckets: new Map(),
+		carrierHeld: false,
+		heldMessages: [],
 	};
 }
 

@@ -3,6 +3,7 @@ import { ExecuteContext, LoadOptionsContext, WebhookContext } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
+	IExecuteData,
 	INode,
 	INodeExecutionData,
 	INodeType,
@@ -183,6 +184,8 @@ export async function callWebhook(
 	setup: NodeSetup,
 	request: FakeWebhookRequest,
 	staticData: IDataObject = {},
+	/** a waiting execution's node entry, as n8n hands it to a resume (`restartWebhook`) webhook */
+	waiting?: { executionId: string; entry: IExecuteData },
 ) {
 	const { workflow, node } = buildNode(setup);
 	workflow.staticData = staticData as Workflow['staticData'];
@@ -231,11 +234,11 @@ export async function callWebhook(
 	const context = new WebhookContext(
 		workflow,
 		node,
-		additionalData('webhook', { httpRequest: req, httpResponse: res } as never),
+		additionalData(waiting?.executionId ?? 'webhook', { httpRequest: req, httpResponse: res } as never),
 		'webhook',
 		webhookData,
 		[],
-		null,
+		waiting ? createRunExecutionData({ executionData: { nodeExecutionStack: [waiting.entry] } }) : null,
 	);
 	const result = await nodeType.webhook!.call(context);
 	return { result, response, staticData: workflow.staticData as IDataObject };

@@ -470,6 +470,68 @@ describe('n8n 1.123.81 queue mode: main + 2 workers + 2 webhook processes, Redis
 		}
 	}, 240_000);
 
+	test('Send and Wait for Delivery (Delivery Report): 3 executions × 3 messages wait without a worker, are resumed through the webhook processes and finished by the workers; right outputs, each message once', async () => {
+		const s = stack!;
+		// Reports are signed with the account's secret; the shared credentials check it.
+		await s.emulator.client.patchAccount('acc_demo', { webhookSecret: WEBHOOK_SECRET });
+		const path = `queue-wait-${Date.now().toString(36)}`;
+		const workflow = webhookWorkflow(`Queue · Send and Wait · ${path}`, path, {
+			name: 'Send and Wait',
+			type: NODE_TYPE,
+			typeVersion: 1,
+			position: [440, 0],
+			credentials: { svcMessagingApi: { id: SHARED_CREDENTIALS.starter.id, name: SHARED_CREDENTIALS.starter.name } },
+			parameters: {
+				resource: 'sms',
+				operation: 'sendAndWaitForDelivery',
+				phoneNumber: '={{ $json.phone }}',
+				message: '={{ $json.text }}',
+				senderId: { __rl: true, mode: 'id', value: 'SVCTEST' },
+				waitMode: 'webhook',
+				timeout: 90,
+				checkBalance: false,
+				options: { reference: '={{ $json.ref }}' },
+			},
+		});
+		workflow.nodes.push(
+			{ name: 'Delivered', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [700, -100], parameters: {} },
+			{ name: 'Not Delivered', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [700, 100], parameters: {} },
+		);
+		workflow.connections['Send and Wait'] = { main: [[{ node: 'Delivered', type: 'main', index: 0 }], [{ node: 'Not Delivered', type: 'main', index: 0 }]] };
+		const id = await s.main.createWorkflow(workflow);
+		await s.main.activate(id);
+		for (const hook of s.webhooks) await hook.waitForWebhook(path, 60_000);
+
+		const refs = [0, 1, 2].map((e) => `queue-wait-${path}-${e}`);
+		const answers = await Promise.all(
+			refs.map((ref, e) =>
+				http('POST', `${s.webhooks[e % s.webhooks.length].url}/webhook/${path}`, {
+					items: ['1', '999', '998'].map((end, i) => ({ phone: `+2547128${e}${i}${end.padStart(3, '0')}`.slice(0, 13), text: `wait ${e}.${i}`, ref })),
+				}),
+			),
+		);
+		expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+		const executions = await finishedExecutions(s, id, 3, 150_000);
+		const ids = executions.map((e) => e.id);
+		const full = await Promise.all(ids.map((executionId) => s.main.execution(executionId)));
+		for (const execution of full) {
+			expect({ id: execution.id, status: execution.status }).toEqual({ id: execution.id, status: 'success' });
+			const [delivered, notDelivered] = execution.data?.resultData.runData['Send and Wait']?.at(-1)?.data?.main ?? [];
+			expect(delivered?.map((i) => i.json.status)).toEqual(['DELIVERED']);
+			expect(notDelivered?.map((i) => i.json.status).sort()).toEqual(['EXPIRED', 'FAILED']);
+		}
+		const messages = (await s.emulator.client.messages()).filter((m) => refs.includes(m.reference));
+		expect(messages).toHaveLength(9);
+		expect(new Set(messages.map((m) => m.phoneNumber)).size).toBe(9);
+		// The resume URLs point at the public webhook URL (the webhook processes), not at a worker.
+		expect(messages.every((m) => String(m.webhookUrl).startsWith(`${s.webhooks[0].url}/webhook-waiting/`))).toBe(true);
+		// Each execution ran on the workers more than once: the send, then at least one resume.
+		const runs = workerRuns(s.workers);
+		for (const executionId of ids) expect(runs.filter((r) => r.executionId === executionId).length).toBeGreaterThanOrEqual(2);
+		say(`[queue] send and wait: ${ids.length} executions, worker runs per execution ${ids.map((e) => runs.filter((r) => r.executionId === e).length).join('/')}`);
+		await s.main.deactivate(id);
+	}, 240_000);
+
 	test(
 		`shared limit off (a measurement, not a requirement): ${FREE_EXECUTIONS} × ${FREE_ITEMS} Free sends at once`,
 		async () => {

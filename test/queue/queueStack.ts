@@ -129,10 +129,10 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 		const t2 = Date.now();
 		const concurrency = options.concurrency ?? 5;
 		// Several processes of one kind at once; each one started is stopped with the stack.
-		const startAll = async (kind: 'worker' | 'webhook', count: number, command: string[]) => {
+		const startAll = async (kind: 'worker' | 'webhook', count: number, command: string[], extraEnv: Record<string, string> = {}) => {
 			const results = await Promise.allSettled(
 				Array.from({ length: count }, (_, i) =>
-					N8n.start({ target: '1', command, env, verbose: options.verbose, log: (line) => log(`[${kind} ${i + 1}] ${line}`) }),
+					N8n.start({ target: '1', command, env: { ...env, ...extraEnv }, verbose: options.verbose, log: (line) => log(`[${kind} ${i + 1}] ${line}`) }),
 				),
 			);
 			const started: N8n[] = [];
@@ -145,9 +145,12 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 			for (const result of results) if (result.status === 'rejected') throw result.reason;
 			return started;
 		};
-		const workers = await startAll('worker', options.workers ?? 2, ['worker', `--concurrency=${concurrency}`]);
-		timings.workersMs = Date.now() - t2;
 		const webhooks = await startAll('webhook', options.webhooks ?? 0, ['webhook']);
+		// One public webhook URL for the processes that run nodes, as a real deployment has: the
+		// resume URLs of waiting executions ($execution.resumeUrl) point at the webhook processes.
+		const publicUrl = `${(webhooks[0] ?? main).url}/`;
+		const workers = await startAll('worker', options.workers ?? 2, ['worker', `--concurrency=${concurrency}`], { WEBHOOK_URL: publicUrl });
+		timings.workersMs = Date.now() - t2;
 		timings.totalMs = Date.now() - t0;
 		log(`[queue] ${workers.length} workers ready (health ports ${workers.map((w) => w.port).join(', ')}) in ${(timings.workersMs / 1000).toFixed(1)} s; main started ${((t2 - t1) / 1000).toFixed(1)} s`);
 		if (webhooks.length) log(`[queue] ${webhooks.length} webhook processes at ${webhooks.map((w) => w.url).join(', ')}`);

@@ -235,3 +235,22 @@ describe('SMS → Send', () => {
 		});
 	});
 });
+
+describe('SMS → Send to a service that refuses the connection', () => {
+	test('is reported as not sent (nothing reached the service), not as a message that may have been accepted', async () => {
+		const { freeTcpPort } = await import('../helpers/services');
+		const closed = `http://127.0.0.1:${await freeTcpPort()}`;
+		const error = await executeNode(
+			{ parameters: sendParameters(), credentials: { svcMessagingApi: { baseUrl: closed, apiKey: SEED_KEYS.business, plan: 'business' } } },
+			[{ phone: '+254712345678' }],
+		).then(
+			() => undefined,
+			(e: unknown) => e as NodeApiError,
+		);
+		expect(error).toBeInstanceOf(NodeApiError);
+		if (!error) return;
+		expect(error.message).toMatch(/the service could not be reached/);
+		expect(error.description).toMatch(/Nothing reached the service. Check the Base URL/);
+		expect(error.description).not.toMatch(/may have accepted/);
+	});
+});

@@ -7,6 +7,8 @@ import * as chatMessage from './chatMessage';
 import * as chatTemplate from './chatTemplate';
 import * as senderId from './senderId';
 import * as sms from './sms';
+import { toolProperties } from './tool.descriptions';
+import { DELIVERY_WAIT } from '../transport/service';
 
 const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate'];
 
@@ -31,14 +33,18 @@ function subtitleOf(properties: INodeProperties[]): string {
 export const versionDescription: INodeTypeDescription = {
 	displayName: 'SVC Messaging',
 	name: 'svcMessaging',
-	icon: 'file:svcMessaging.svg',
 	group: ['output'],
 	version: 1,
 	description: 'Send SMS, campaigns and chat messages with the SVC messaging service',
 	defaults: { name: 'SVC Messaging' },
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],
-	outputs: [NodeConnectionTypes.Main],
+	// "Send and Wait for Delivery" continues on "Delivered" or "Not Delivered".
+	outputs: `={{ $parameter["resource"] === "sms" && $parameter["operation"] === "sendAndWaitForDelivery" ? [{ "type": "main", "displayName": "Delivered" }, { "type": "main", "displayName": "Not Delivered" }] : ["main"] }}`,
+	// Its delivery reports reach the waiting execution at its resume URL (`$execution.resumeUrl`/<path>).
+	webhooks: [
+		{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: DELIVERY_WAIT.resumePath, restartWebhook: true },
+	],
 	// The editor treats a parameter named in a credential's `displayOptions.show` as the node's
 	// "authentication" field: it hides that parameter, and every parameter it depends on (resource
 	// and operation included), from the form. `hide` conditions are not read that way, so each
@@ -71,6 +77,8 @@ export const versionDescription: INodeTypeDescription = {
 			],
 			default: 'sms',
 		},
+		// Only in "SVC Messaging Tool" (`@tool`): the description a model gets, the agents' message cap.
+		...toolProperties,
 		// Credential switches (see `credentials` above). Campaign Create/Update have a visible
 		// `useApiKey` (the sender-ID picker); SMS Send/Send Bulk a visible `checkBalance`.
 		{

@@ -8,7 +8,9 @@ import * as chatTemplate from './chatTemplate';
 import * as senderId from './senderId';
 import * as sms from './sms';
 
-type Operation = { execute: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]> };
+type Operation =
+	| { execute: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>; multipleOutputs?: false }
+	| { execute: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[][]>; multipleOutputs: true };
 
 const resources = { account, campaign, chatMessage, chatTemplate, senderId, sms } as unknown as Record<
 	string,
@@ -23,5 +25,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (!handler || typeof handler.execute !== 'function') {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported for the resource "${resource}"`);
 	}
+	if (handler.multipleOutputs) return await handler.execute.call(this, items);
 	return [await handler.execute.call(this, items)];
 }

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { mayHaveBeenProcessed } from '../transport/errors';
 import { apiRequest, connectKeyLimiter, unwrap } from '../transport/request';
+import { reserveAgentMessages } from './agentCap';
 import { messageIdentities } from './sendLedger';
 import { openLedger, unknownOutcome, unknownOutcomeError } from './sendRecovery';
 import { failureOf, finishSend, outputFailure, type ItemFailure } from './sending';
@@ -9,6 +10,8 @@ import { failureOf, finishSend, outputFailure, type ItemFailure } from './sendin
 /** One item's request, built and checked before anything is sent. */
 export interface PreparedPost {
 	body: IDataObject;
+	/** what identifies the message in the send ledger, when not the whole body */
+	ledgerBody?: IDataObject;
 	/** the output item's json from the service's `data` */
 	output: (data: IDataObject) => IDataObject;
 	/** fields that identify the item in a rejected output item */
@@ -52,9 +55,11 @@ export async function postOnce(
 	await connectKeyLimiter.call(ctx);
 	const ledger = await openLedger(ctx);
 	const resendUnknown = ctx.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean;
-	const identities = messageIdentities(prepared.map((p) => ('error' in p ? '' : JSON.stringify(p.body))));
+	const identities = messageIdentities(prepared.map((p) => ('error' in p ? '' : JSON.stringify(p.ledgerBody ?? p.body))));
 	const known = ledger.consult ? await ledger.lookup(identities) : [];
 	const failures: ItemFailure[] = prepared.filter((p): p is ItemFailure => 'error' in p);
+	// As an AI tool: what this call sends counts against the execution's message cap (or is refused).
+	const cap = reserveAgentMessages(ctx, prepared.filter((p, i) => !('error' in p) && known[i]?.outcome !== 'accepted').length);
 	let accepted = 0;
 	const output = await Promise.all(
 		prepared.map(async (p, i): Promise<INodeExecutionData> => {
@@ -75,6 +80,7 @@ export async function postOnce(
 				return { json, pairedItem: { item: i } };
 			} catch (error) {
 				const failure = failureOf(ctx, error, i);
+				if (!mayHaveBeenProcessed(failure.error)) cap.release();
 				if (mayHaveBeenProcessed(failure.error)) {
 					await ledger.record([[identities[i], unknownOutcome(failure)]]);
 				}

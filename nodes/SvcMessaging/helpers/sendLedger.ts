@@ -1,3 +1,4 @@
+import { randomUUID } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { digest, redisClient, sharedLimitOf, type SharedLimitConfig } from '../transport/redis';
@@ -80,7 +81,9 @@ export function messageIdentities(payloads: string[]): string[] {
 export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: IDataObject): Promise<SendLedger> {
 	const workflowId = String(ctx.getWorkflow().id ?? '');
 	const nodeId = ctx.getNode().id;
-	const executionId = ctx.getExecutionId() ?? 'no-execution';
+	// No execution id: an MCP Server Trigger's tool call, run before n8n creates its execution. Each
+	// such call is a run of its own (one fixed id made every later identical message "already sent").
+	const executionId = ctx.getExecutionId() || `no-execution-${randomUUID()}`;
 	const runIndex = ctx.getWorkflowDataProxy(0).$runIndex ?? 0;
 	const run = `${executionId}\u0000${runIndex}`;
 	const runKey = `${workflowId}\u0000${nodeId}\u0000${run}`;

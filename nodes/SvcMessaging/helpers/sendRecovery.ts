@@ -15,7 +15,8 @@ export async function openLedger(ctx: IExecuteFunctions): Promise<SendLedger> {
 	try {
 		return await openSendLedger(ctx, await getServiceCredentials.call(ctx, 'apiKey'));
 	} catch (error) {
-		if (!(error instanceof RedisUnavailable)) throw error;
+		// (a NodeOperationError, e.g. no credential, is thrown as it is: its constructor returns it)
+		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(ctx.getNode(), error as Error);
 		if (ctx.continueOnFail()) return await openSendLedger(ctx);
 		throw new NodeOperationError(ctx.getNode(), error.message, { description: error.description });
 	}

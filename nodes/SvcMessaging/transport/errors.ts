@@ -59,22 +59,29 @@ export function serviceError(
 	return error;
 }
 
-/** A request that got no HTTP answer. POSTs are never repeated here: the service may have acted. */
+/**
+ * A request that got no HTTP answer. POSTs are never repeated here: the service may have acted.
+ * The message names no system code (ECONNREFUSED, …): n8n replaces any error message containing
+ * one with its own generic text, which would hide whether the message may have been sent.
+ */
 export function transportError(
 	node: INode,
-	networkCode: string,
 	context: { itemIndex?: number; what: string; mayHaveBeenProcessed: boolean },
 ): NodeApiError {
-	const error = new NodeApiError(node, { code: networkCode, message: networkCode } as JsonObject, {
-		message: `${context.what} failed: no answer from the service (${networkCode})`,
+	const error = new NodeApiError(node, { code: NETWORK_ERROR, message: NETWORK_ERROR } as JsonObject, {
+		message: context.mayHaveBeenProcessed
+			? `${context.what} failed: no answer from the service (${NETWORK_ERROR})`
+			: `${context.what} failed: the service could not be reached (${NETWORK_ERROR})`,
 		description: context.mayHaveBeenProcessed
 			? 'The connection broke after the request was sent, so the service may have accepted it. It was not repeated, to avoid a duplicate message: check the delivery reports or the message list before sending again.'
-			: 'The service could not be reached. Check the Base URL in the credential and the network or proxy settings of n8n.',
+			: 'Nothing reached the service. Check the Base URL in the credential and the network or proxy settings of n8n.',
 		itemIndex: context.itemIndex,
 	});
 	if (context.mayHaveBeenProcessed) error.context.mayHaveBeenProcessed = true;
 	return error;
 }
+
+const NETWORK_ERROR = 'NETWORK_ERROR';
 
 /** Whether the service may have acted on the failed request (so it must not be sent again). */
 export function mayHaveBeenProcessed(error: { context?: { mayHaveBeenProcessed?: unknown } }): boolean {

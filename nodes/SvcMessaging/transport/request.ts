@@ -97,8 +97,10 @@ function networkCodeOf(error: unknown): string {
 		(error as { cause?: { code?: unknown } })?.cause?.code,
 		(error as { errorResponse?: { code?: unknown } })?.errorResponse?.code,
 		(error as { code?: unknown })?.code,
+		// n8n's request helper wraps a refused connection in a NodeApiError whose httpCode is the code.
+		(error as { httpCode?: unknown })?.httpCode,
 	];
-	const code = candidates.find((c) => typeof c === 'string');
+	const code = candidates.find((c) => typeof c === 'string' && c !== '' && !/^\d+$/.test(c));
 	return (code as string | undefined) ?? 'NETWORK_ERROR';
 }
 
@@ -125,7 +127,8 @@ export async function connectKeyLimiter(this: IExecuteFunctions): Promise<void> 
 	try {
 		await keyLimiter.call(this, await getServiceCredentials.call(this, 'apiKey'));
 	} catch (error) {
-		if (!this.continueOnFail()) throw error;
+		// Already a NodeOperationError (keyLimiter, getServiceCredentials), which this returns as it is.
+		if (!this.continueOnFail()) throw new NodeOperationError(this.getNode(), error as Error);
 	}
 }
 
@@ -188,7 +191,7 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 				await sleep(backoffMs(attempt));
 				continue;
 			}
-			throw transportError(this.getNode(), code, {
+			throw transportError(this.getNode(), {
 				itemIndex: request.itemIndex,
 				what,
 				mayHaveBeenProcessed: !idempotent && !notSent,

@@ -45,3 +45,22 @@ export const SMS_LIMITS = {
 	gsmSegmentSize: 160,
 	unicodeSegmentSize: 70,
 } as const;
+
+/**
+ * "Send and Wait for Delivery". The message lookup (GET /api/sms/messages/:id) has no failure
+ * reason in the spec, so in polling mode a FAILED message has none; delivery reports carry it.
+ */
+export const DELIVERY_WAIT = {
+	/** the suffix of the execution's resume URL that the service posts the reports to */
+	resumePath: 'svc-delivery-report',
+	timeoutSeconds: { default: 120, min: 5, maxPolling: 15 * 60, maxWebhook: 24 * 3600 },
+	pollIntervalSeconds: { default: 5, min: 1, max: 300 },
+	pollBackoff: 1.5,
+	maxPollIntervalMs: 60_000,
+	/** n8n's own timer resumes the execution this long after the timeout if the node's call did not */
+	backstopMs: 60_000,
+	/** a waiting state resumed by one report is not resumed by another for this long (deliveryReportWebhook) */
+	resumeClaimMs: 30_000,
+	/** header of the node's own call to the resume URL at the timeout: HMAC of the wait, keyed with the API key */
+	deadlineHeader: 'x-svc-wait-deadline',
+} as const;

@@ -28,7 +28,7 @@ function webhookSecret(credentials: IDataObject | undefined): string {
 }
 
 /** The exact bytes received: the signature is over them, and they are parsed here, not by n8n. */
-async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined> {
+export async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined> {
 	const req = context.getRequestObject();
 	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') {
 		await req.readRawBody();

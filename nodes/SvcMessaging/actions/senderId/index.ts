@@ -16,7 +16,7 @@ export const description: INodeProperties[] = [
 				name: 'Get Many',
 				value: 'getAll',
 				description: 'List the sender IDs approved for the account',
-				action: 'Get many sender i ds',
+				action: 'Get many sender IDs',
 			},
 		],
 		default: 'getAll',

@@ -4,9 +4,10 @@ import * as getBatch from './getBatch.operation';
 import * as getDeliveryRates from './getDeliveryRates.operation';
 import * as getMessage from './getMessage.operation';
 import * as send from './send.operation';
+import * as sendAndWaitForDelivery from './sendAndWait.operation';
 import * as sendBulk from './sendBulk.operation';
 
-export { getBatch, getDeliveryRates, getMessage, send, sendBulk };
+export { getBatch, getDeliveryRates, getMessage, send, sendAndWaitForDelivery, sendBulk };
 
 export const description: INodeProperties[] = [
 	{
@@ -41,6 +42,12 @@ export const description: INodeProperties[] = [
 				action: 'Send an SMS',
 			},
 			{
+				name: 'Send and Wait for Delivery',
+				value: 'sendAndWaitForDelivery',
+				description: 'Send one SMS per input item, wait until it is delivered or not, and continue on "Delivered" or "Not Delivered"',
+				action: 'Send an SMS and wait for delivery',
+			},
+			{
 				name: 'Send Bulk',
 				value: 'sendBulk',
 				description: 'Send one message to many recipients in as few calls as the plan allows',
@@ -50,6 +57,7 @@ export const description: INodeProperties[] = [
 		default: 'send',
 	},
 	...send.description,
+	...sendAndWaitForDelivery.description,
 	...sendBulk.description,
 	...getMessage.description,
 	...getBatch.description,

@@ -6,7 +6,7 @@ import { assertBalance } from '../../helpers/balance';
 import { perItemParameter } from '../../helpers/parameters';
 import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
 import { analyzeMessage, type MessageStats } from '../../helpers/segments';
-import { postOnce, prepareAll, type PreparedPost } from '../../helpers/postOnce';
+import { postOnce, prepareAll, type PreparedOrFailed, type PreparedPost } from '../../helpers/postOnce';
 import { failItem, parseItem } from '../../helpers/validation';
 import { toUtcIso } from '../../helpers/dateTime';
 import { getServiceCredentials } from '../../transport/request';
@@ -20,7 +20,8 @@ import {
 	senderIdLocator,
 } from '../common.descriptions';
 
-const properties: INodeProperties[] = [
+/** Recipient and text: the same fields in Send and in Send and Wait for Delivery. */
+export const messageFields: INodeProperties[] = [
 	{
 		displayName: 'Phone Number',
 		name: 'phoneNumber',
@@ -41,6 +42,10 @@ const properties: INodeProperties[] = [
 			'Up to 1600 characters. A segment holds 160 GSM-7 characters, or 70 when the text has emoji or other Unicode; each segment costs one credit.',
 		hint: 'The output shows the encoding, segments and credits of each message',
 	},
+];
+
+const properties: INodeProperties[] = [
+	...messageFields,
 	senderIdLocator('Name shown as the sender. Leave empty for the service default (SVCSMS).'),
 	checkBalanceField('send'),
 	{
@@ -165,12 +170,26 @@ export function futureTime(ctx: IExecuteFunctions, value: unknown, i: number): s
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const sandbox = String((await getServiceCredentials.call(this, 'apiKey')).apiKey ?? '').startsWith('svc_test_');
-	const prepare = preparer(this);
-	const prepared = await prepareAll(this, items, async (i): Promise<PreparedPost> => {
+	return await sendPrepared(this, await prepareSends(this, items));
+}
+
+/**
+ * Every item's request, checked before anything is sent. `extraBody` (the resume URL of "Send and
+ * Wait for Delivery") is sent but left out of the message's identity in the send ledger: it differs
+ * between an execution and its retry, and the retry must still recognise the message it already sent.
+ */
+export async function prepareSends(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+	extraBody: IDataObject = {},
+): Promise<PreparedOrFailed[]> {
+	const sandbox = String((await getServiceCredentials.call(ctx, 'apiKey')).apiKey ?? '').startsWith('svc_test_');
+	const prepare = preparer(ctx);
+	return await prepareAll(ctx, items, async (i): Promise<PreparedPost> => {
 		const { body, stats } = prepare(i);
 		return {
-			body,
+			body: { ...body, ...extraBody },
+			ledgerBody: body,
 			identity: { phoneNumber: body.phoneNumber },
 			output: (data) => ({
 				accepted: true,
@@ -183,14 +202,17 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			}),
 		};
 	});
-	const messages = prepared.filter((p): p is PreparedPost => 'body' in p).map((p) => p.body.message as string);
+}
 
-	if (this.getNodeParameter('checkBalance', 0, false)) {
-		await assertBalance(this, messages.reduce((sum, message) => sum + analyzeMessage(message).credits, 0));
+/** Checks the balance when asked, adds the hints, and POSTs each prepared message once. */
+export async function sendPrepared(ctx: IExecuteFunctions, prepared: PreparedOrFailed[]): Promise<INodeExecutionData[]> {
+	const messages = prepared.filter((p): p is PreparedPost => 'body' in p).map((p) => p.body.message as string);
+	if (ctx.getNodeParameter('checkBalance', 0, false)) {
+		await assertBalance(ctx, messages.reduce((sum, message) => sum + analyzeMessage(message).credits, 0));
 	}
-	addSendHints(this, messages);
-	return await postOnce(this, prepared, SERVICE.paths.sendSms, 'message', (i) => ({
-		phoneNumber: this.getNodeParameter('phoneNumber', i, ''),
+	addSendHints(ctx, messages);
+	return await postOnce(ctx, prepared, SERVICE.paths.sendSms, 'message', (i) => ({
+		phoneNumber: ctx.getNodeParameter('phoneNumber', i, ''),
 	}));
 }
 

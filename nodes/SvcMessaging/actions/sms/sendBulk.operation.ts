@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { reserveAgentMessages } from '../../helpers/agentCap';
 import { assertBalance } from '../../helpers/balance';
 import { analyzeMessage, fillPlaceholders } from '../../helpers/segments';
 import { messageIdentities } from '../../helpers/sendLedger';
@@ -160,6 +161,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		r.group.recipients.push(r);
 		groups.add(r.group);
 	}
+	// As an AI tool: the recipients this call sends to count against the execution's message cap (or it is refused).
+	const posted = [...groups].flatMap((group) => group.recipients);
+	const cap = reserveAgentMessages(this, posted.length);
 	const chunks: Array<{ group: Group; recipients: Recipient[] }> = [];
 	for (const group of groups) {
 		for (let start = 0; start < group.recipients.length; start += limits.recipientsPerCall) {
@@ -169,6 +173,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	if (chunks.length) await connectKeyLimiter.call(this);
 	// Concurrently through the key's shared limiter, a bounded number at a time (see requestWindow).
 	await inWindow(chunks.length, requestWindow(limits), async (n) => await sendChunk(this, chunks[n].group, chunks[n].recipients, ledger));
+	cap.releaseRefused(posted.flatMap((r) => (r.outcome && !r.outcome.ok ? [r.outcome.failure.error] : [])));
 
 	const failures: ItemFailure[] = [];
 	let accepted = 0;

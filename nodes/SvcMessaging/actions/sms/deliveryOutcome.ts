@@ -1,0 +1,82 @@
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+/**
+ * The outcome of "Send and Wait for Delivery", one item per input item. DELIVERED, FAILED and
+ * EXPIRED are final (spec: SMS message status); PENDING and SENT are not.
+ */
+export const FINAL_STATUSES = ['DELIVERED', 'FAILED', 'EXPIRED'] as const;
+
+export function isFinal(status: unknown): boolean {
+	return (FINAL_STATUSES as readonly unknown[]).includes(status);
+}
+
+/** The status of a report's event (`message.delivered` → DELIVERED). */
+export function statusOfEvent(event: string): string {
+	return event.replace(/^message\./, '').toUpperCase();
+}
+
+/**
+ * What the node keeps about each message while it waits, in the item it will output: the send
+ * result plus `status` and, once known, `deliveredAt` and `reason`. `wait` says until when and how
+ * it waits; it is removed from the items the node finally outputs.
+ */
+export interface WaitInfo {
+	mode: 'webhook' | 'polling';
+	/** ISO 8601: when the wait times out */
+	until: string;
+	/** ISO 8601: when the messages were sent */
+	since: string;
+	/** webhook mode: which waiting state this is (1 when first put to wait, +1 each time it waits again) */
+	round?: number;
+	/**
+	 * The input item this message came from. n8n renumbers a resumed node's input items (their order
+	 * is the waiting outputs', not the input's), so the final outputs are paired from this.
+	 */
+	item?: number;
+}
+
+export const WAIT_KEY = 'svcDeliveryWait';
+
+export function waitInfoOf(item: INodeExecutionData): WaitInfo | undefined {
+	const wait = item.json[WAIT_KEY] as WaitInfo | undefined;
+	return wait && typeof wait.until === 'string' && typeof wait.since === 'string' ? wait : undefined;
+}
+
+/** An accepted message (not yet final) or an item that was never sent (`accepted: false`). */
+export function isWaiting(item: INodeExecutionData): boolean {
+	return item.json.accepted === true && !isFinal(item.json.status);
+}
+
+/** The report's or the lookup's news about a message, merged into its item. */
+export function withStatus(item: INodeExecutionData, update: IDataObject): INodeExecutionData {
+	const json: IDataObject = { ...item.json, status: update.status };
+	if (update.deliveredAt) json.deliveredAt = update.deliveredAt;
+	if (update.reason) json.reason = update.reason;
+	return { ...item, json };
+}
+
+/**
+ * The two outputs: "Delivered" and "Not Delivered" (failed, expired, never accepted, or still
+ * pending at the timeout, with `timedOut: true`). `final` is false while the node is still
+ * waiting: then items not yet final are shown on "Not Delivered" as they would be at the timeout.
+ */
+export function splitOutcomes(items: INodeExecutionData[], final: boolean): INodeExecutionData[][] {
+	const delivered: INodeExecutionData[] = [];
+	const notDelivered: INodeExecutionData[] = [];
+	for (const item of items) {
+		const { delivered: _d, timedOut: _t, waitedSeconds: _w, [WAIT_KEY]: wait, ...rest } = item.json;
+		const json: IDataObject = { delivered: rest.status === 'DELIVERED', ...rest };
+		if (isWaiting(item)) json.timedOut = true;
+		const info = waitInfoOf(item);
+		if (info) json.waitedSeconds = Math.round((Date.now() - Date.parse(info.since)) / 100) / 10;
+		if (!final && wait) json[WAIT_KEY] = wait;
+		const pairedItem = info?.item !== undefined ? { item: info.item } : item.pairedItem;
+		(json.delivered ? delivered : notDelivered).push({ ...item, json, pairedItem });
+	}
+	return final ? [inInputOrder(delivered), inInputOrder(notDelivered)] : [delivered, notDelivered];
+}
+
+function inInputOrder(items: INodeExecutionData[]): INodeExecutionData[] {
+	const indexOf = (item: INodeExecutionData) => (item.pairedItem as { item?: number } | undefined)?.item ?? 0;
+	return [...items].sort((a, b) => indexOf(a) - indexOf(b));
+}

@@ -1,0 +1,155 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { getServiceCredentials } from '../../transport/request';
+import { DELIVERY_WAIT } from '../../transport/service';
+import {
+	checkBalanceField,
+	defaultCountryOption,
+	numberCheckOption,
+	resendUnknownOutcomeOption,
+	senderIdLocator,
+} from '../common.descriptions';
+import { isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
+import { lookUpWaiting, pollUntilFinal } from './deliveryPolling';
+import { reportUrlOf, waitForReports } from './deliveryWebhookWait';
+import { messageFields, prepareSends, sendPrepared } from './send.operation';
+
+const { timeoutSeconds, pollIntervalSeconds } = DELIVERY_WAIT;
+
+const properties: INodeProperties[] = [
+	...messageFields,
+	senderIdLocator('Name shown as the sender. Leave empty for the service default (SVCSMS).'),
+	{
+		displayName: 'Wait Using',
+		name: 'waitMode',
+		type: 'options',
+		options: [
+			{
+				name: 'Polling',
+				value: 'polling',
+				description: 'Look the messages up until they are final. Works without a public n8n URL; the execution keeps running while it waits.',
+			},
+			{
+				name: 'Delivery Report (Webhook)',
+				value: 'webhook',
+				description:
+					"The service posts each message's delivery report to this execution, which waits without running. Needs an n8n URL the service can reach.",
+			},
+		],
+		default: 'polling',
+	},
+	{
+		displayName:
+			'The service must be able to reach this n8n (its WEBHOOK_URL) for the delivery reports. When n8n is not reachable from the internet, use Polling. With a Webhook Secret on the credential, reports without a valid signature are refused.',
+		name: 'webhookNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { waitMode: ['webhook'] } },
+	},
+	{
+		displayName: 'Timeout (Seconds)',
+		name: 'timeout',
+		type: 'number',
+		typeOptions: { minValue: timeoutSeconds.min, maxValue: timeoutSeconds.maxWebhook },
+		default: 120, // DELIVERY_WAIT.timeoutSeconds.default (n8n's lint reads only a literal here)
+		description: `How long to wait for the final status: ${timeoutSeconds.min} s to ${timeoutSeconds.maxPolling / 60} minutes with Polling, up to ${timeoutSeconds.maxWebhook / 3600} hours with Delivery Report. Messages not final by then go to "Not Delivered" with timedOut: true.`,
+	},
+	checkBalanceField('send'),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			defaultCountryOption,
+			numberCheckOption,
+			{
+				displayName: 'Poll Interval (Seconds)',
+				name: 'pollInterval',
+				type: 'number',
+				typeOptions: { minValue: pollIntervalSeconds.min, maxValue: pollIntervalSeconds.max },
+				default: 5, // DELIVERY_WAIT.pollIntervalSeconds.default
+				description: 'Polling: the first lookup is made this long after sending; the interval then grows by half each time, up to a minute',
+				displayOptions: { show: { '/waitMode': ['polling'] } },
+			},
+			{
+				displayName: 'Reference',
+				name: 'reference',
+				type: 'string',
+				default: '',
+				description: 'Your own reference (e.g. an order number), returned in delivery reports',
+			},
+			resendUnknownOutcomeOption,
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['sms'], operation: ['sendAndWaitForDelivery'] } },
+	properties,
+);
+
+/** The timeout, checked against the mode's bounds before anything is sent. */
+function timeoutMs(ctx: IExecuteFunctions, mode: WaitInfo['mode']): number {
+	const value = Number(ctx.getNodeParameter('timeout', 0, timeoutSeconds.default));
+	const max = mode === 'polling' ? timeoutSeconds.maxPolling : timeoutSeconds.maxWebhook;
+	if (!Number.isFinite(value) || value < timeoutSeconds.min || value > max) {
+		throw new NodeOperationError(ctx.getNode(), `"Timeout (Seconds)" must be between ${timeoutSeconds.min} and ${max} with ${mode === 'polling' ? 'Polling' : 'Delivery Report'} (got ${value})`, {
+			itemIndex: 0,
+			description: mode === 'polling' ? 'For longer waits, use "Wait Using: Delivery Report (Webhook)".' : undefined,
+		});
+	}
+	return value * 1000;
+}
+
+/** The router passes this operation's outputs on as they are: "Delivered", "Not Delivered". */
+export const multipleOutputs = true;
+
+/**
+ * Sends one SMS per item (as Send: validation first, the key's limiter, never twice on a retry),
+ * then waits until every message is final or the timeout, and outputs each item on "Delivered" or
+ * "Not Delivered". The node runs again when a waiting execution resumes (see deliveryReportWebhook).
+ */
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	const wait = items.length ? waitInfoOf(items[0]) : undefined;
+	if (wait) return await resumed(this, items, wait);
+
+	let mode = this.getNodeParameter('waitMode', 0, 'polling') as WaitInfo['mode'];
+	const until = Date.now() + timeoutMs(this, mode);
+	const extraBody: IDataObject = mode === 'webhook' ? { webhookUrl: reportUrlOf(this) } : {};
+	const sent = await sendPrepared(this, await prepareSends(this, items, extraBody));
+	// Messages a failed run sent report to that run's URL: after a retry, look them up instead.
+	if (sent.some((item) => item.json.alreadySent === true)) mode = 'polling';
+
+	const info: WaitInfo = { mode, since: new Date().toISOString(), until: new Date(until).toISOString() };
+	const waiting = sent.map((item, index) => ({ ...item, json: { ...item.json, [WAIT_KEY]: { ...info, item: inputIndexOf(item, index) } } }));
+	if (!waiting.some(isWaiting)) return splitOutcomes(waiting, true);
+	if (mode === 'webhook') return await waitForReports(this, waiting, info, await apiKeyOf(this));
+	const interval = Number(this.getNodeParameter('options.pollInterval', 0, pollIntervalSeconds.default)) * 1000;
+	return splitOutcomes(await pollUntilFinal(this, waiting, until, interval), true);
+}
+
+/**
+ * After a report or the timeout call: the messages still waiting are looked up once (their reports
+ * may have met this execution running, or been lost), then sorted into the outputs, or the node
+ * waits again for the others.
+ */
+async function resumed(ctx: IExecuteFunctions, items: INodeExecutionData[], wait: WaitInfo): Promise<INodeExecutionData[][]> {
+	const timedOut = Date.now() >= Date.parse(wait.until) - 1000;
+	const current = items.some(isWaiting) ? await lookUpWaiting(ctx, items, !timedOut) : items;
+	if (timedOut || !current.some(isWaiting)) return splitOutcomes(current, true);
+	return await waitForReports(ctx, current, wait, await apiKeyOf(ctx));
+}
+
+function inputIndexOf(item: INodeExecutionData, index: number): number {
+	const paired = item.pairedItem;
+	if (typeof paired === 'number') return paired;
+	const first = Array.isArray(paired) ? paired[0] : paired;
+	return first?.item ?? index;
+}
+
+async function apiKeyOf(ctx: IExecuteFunctions): Promise<string> {
+	return String((await getServiceCredentials.call(ctx, 'apiKey')).apiKey ?? '');
+}

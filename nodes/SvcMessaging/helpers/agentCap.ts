@@ -1,0 +1,109 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { mayHaveBeenProcessed } from '../transport/errors';
+import { isToolCall } from './toolMode';
+
+/**
+ * A guard for agents: when this node runs as a tool (see isToolCall), the messages the SVC
+ * Messaging tools send in one execution of the workflow are counted, and a call that would go past
+ * the tool's "Max Messages per Execution" (default 10, 0 = no limit) is refused before anything is
+ * sent. Outside tool calls nothing is counted or refused.
+ *
+ * What "one execution" is (verified in n8n 1.123.81 and 2.41.1):
+ * - AI Agent and Tool Executor: the workflow's execution; every call of every SVC Messaging tool
+ *   in it counts together (several calls of one tool, and a Send SMS plus a Chat Message tool);
+ * - MCP Server Trigger: n8n runs each `tools/call` on its own, inside the webhook request and
+ *   before (1.x, 2.x regular mode) or as (2.x queue mode) an execution of its own; there is no
+ *   execution id shared by two calls, so the limit applies to each call (e.g. a bulk send).
+ *
+ * The count lives in this process, keyed by workflow and execution id (an execution runs in one
+ * process; a queue-mode execution that waits and resumes on another worker starts counting
+ * again), and is forgotten 24 hours after its last use or when more than MAX_EXECUTIONS
+ * executions are being counted.
+ */
+export const DEFAULT_AGENT_MESSAGE_CAP = 10;
+
+/** The operations that send, by resource: the cap option is shown and applied for these. */
+export const CAPPED_OPERATIONS: Record<string, string[]> = {
+	sms: ['send', 'sendBulk', 'sendAndWaitForDelivery'],
+	chatMessage: ['send'],
+};
+
+export const MESSAGE_CAP_REACHED = 'MESSAGE_CAP_REACHED';
+
+const KEEP_MS = 24 * 3600 * 1000;
+const MAX_EXECUTIONS = 10_000;
+
+interface Count {
+	sent: number;
+	usedAt: number;
+}
+
+/** Workflow + execution → messages counted so far (oldest use first). */
+const counts = new Map<string, Count>();
+
+export interface Reservation {
+	/** Gives back messages that were not sent after all (refused by the service, never sent). */
+	release(messages?: number): void;
+	/** Gives back one message per error that says it was not sent (not a possibly-processed one). */
+	releaseRefused(errors: Array<{ context?: { mayHaveBeenProcessed?: unknown } }>): void;
+}
+
+const NOTHING: Reservation = { release() {}, releaseRefused() {} };
+
+/**
+ * Counts `messages` about to be sent against the execution's cap, or throws (sending nothing)
+ * when they do not fit. Synchronous between the check and the count, so concurrent tool calls of
+ * one execution cannot both pass.
+ */
+export function reserveAgentMessages(ctx: IExecuteFunctions, messages: number): Reservation {
+	if (messages <= 0 || !isToolCall(ctx)) return NOTHING;
+	const cap = Math.max(0, Math.floor(Number(ctx.getNodeParameter('maxMessagesPerExecution', 0, DEFAULT_AGENT_MESSAGE_CAP)) || 0));
+	const now = Date.now();
+	prune(now);
+	const executionId = ctx.getExecutionId();
+	const key = executionId ? `${String(ctx.getWorkflow().id ?? '')}\u0000${executionId}` : undefined;
+	// Without an execution id (MCP Server Trigger) the call is its own scope.
+	const count: Count = (key && counts.get(key)) || { sent: 0, usedAt: now };
+	if (cap > 0 && count.sent + messages > cap) {
+		const left = Math.max(0, cap - count.sent);
+		const problem =
+			left === 0
+				? `Message limit reached: the SVC Messaging tools may send at most ${cap} message${cap === 1 ? '' : 's'} in one execution, and ${count.sent} ${count.sent === 1 ? 'was' : 'were'} sent already. Nothing was sent.`
+				: `This call would send ${messages} messages, but only ${left} of the ${cap} allowed in one execution ${left === 1 ? 'is' : 'are'} left. Nothing was sent.`;
+		const error = new NodeOperationError(ctx.getNode(), problem, {
+			description:
+				left === 0
+					? 'Do not call a sending tool again in this run: tell the user the message limit was reached. The workflow owner can raise "Max Messages per Execution" on the tool (0 = no limit).'
+					: `Send to at most ${left} recipient${left === 1 ? '' : 's'} in this run, or tell the user the message limit would be exceeded. The workflow owner can raise "Max Messages per Execution" on the tool (0 = no limit).`,
+		});
+		error.context.errorCode = MESSAGE_CAP_REACHED;
+		throw error;
+	}
+	count.sent += messages;
+	count.usedAt = now;
+	if (key) {
+		counts.delete(key);
+		counts.set(key, count);
+	}
+	let held = messages;
+	const release = (n = 1) => {
+		const back = Math.min(Math.max(0, n), held);
+		held -= back;
+		count.sent -= back;
+	};
+	return { release, releaseRefused: (errors) => release(errors.filter((e) => !mayHaveBeenProcessed(e)).length) };
+}
+
+function prune(now: number): void {
+	for (const [key, count] of counts) {
+		if (counts.size <= MAX_EXECUTIONS && now - count.usedAt < KEEP_MS) break;
+		counts.delete(key);
+	}
+}
+
+/** Messages counted for an execution so far (tests). */
+export function messagesCounted(workflowId: string, executionId: string): number {
+	return counts.get(`${workflowId}\u0000${executionId}`)?.sent ?? 0;
+}

@@ -1,0 +1,225 @@
+/**
+ * SMS → Send and Wait for Delivery in a real n8n: polling in the running execution, and delivery
+ * reports resuming a waiting execution at its resume URL; the outcome on "Delivered" / "Not
+ * Delivered"; timeouts, forged and non-final reports; Retry On Fail and execution retry.
+ */
+import { createHmac } from 'crypto';
+
+import { credential, e2e, expectSuccess, jsonOf, out, pairedIndex, waitFor, withNode, workflow } from './context';
+import { http, WEBHOOK_SECRET, type WorkflowJson } from './harness';
+
+const { n8n, emulator } = e2e();
+const run = Date.now().toString(36);
+const NODE = 'Send and Wait';
+
+const recorded = async (ref: string) => (await emulator.messages()).filter((m) => m.reference === ref);
+
+function sign(body: string): string {
+	return `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex')}`;
+}
+
+/** The workflow's waiting execution (n8n's public API does not list waiting ones; the editor's REST API does). */
+async function waitingExecution(workflowId: string): Promise<{ id: string }> {
+	return await waitFor(`a waiting execution of ${workflowId}`, async () => {
+		const filter = encodeURIComponent(JSON.stringify({ workflowId, status: ['waiting'] }));
+		const list = await n8n.rest<{ data: { results: Array<{ id: string; status: string }> } }>('GET', `/rest/executions?filter=${filter}`);
+		return list.data.results.find((e) => e.status === 'waiting');
+	});
+}
+
+async function executionStatus(id: string): Promise<string> {
+	return (await n8n.rest<{ data: { status: string } }>('GET', `/rest/executions/${id}`)).data.status;
+}
+
+/** Posts a delivery report (signed unless `signature` is given) to a message's webhookUrl. */
+async function report(url: string, event: string, message: { messageId: string; phoneNumber: string }, signature?: string) {
+	const body = JSON.stringify({
+		event,
+		timestamp: new Date().toISOString(),
+		data: { messageId: message.messageId, phoneNumber: message.phoneNumber, status: event.split('.')[1].toUpperCase(), batchId: null },
+	});
+	return await http('POST', url, body, { 'content-type': 'application/json', 'x-svc-signature': signature ?? sign(body) });
+}
+
+/**
+ * What the service saw of a run's delivery reports, added to a failure: each attempt's time, event,
+ * answer and error (a report that met the execution running gets n8n's 409).
+ */
+async function explained<T>(ref: string, run: () => Promise<T>): Promise<T> {
+	try {
+		return await run();
+	} catch (error) {
+		const ids = new Set((await recorded(ref)).map((m) => m.messageId));
+		const attempts = ((await emulator.webhooks()) as Array<Record<string, unknown>>).filter((a) => ids.has(String(a.messageId)));
+		const lines = attempts.map((a) => `${a.time} ${a.messageId} ${a.event} #${a.attempt} → ${a.status ?? a.error} (${a.durationMs} ms)`);
+		(error as Error).message += `\nDelivery-report attempts of ${ids.size} message(s):\n${lines.join('\n') || '(none)'}`;
+		throw error;
+	}
+}
+
+/** The per-operation workflow; the wait mode and timeout come with the request body. */
+const sendAndWait = (patch: Partial<WorkflowJson['nodes'][number]> = {}): WorkflowJson => withNode(workflow('sms-send-and-wait'), NODE, patch);
+
+describe('SMS → Send and Wait for Delivery', () => {
+	test.each(['polling', 'webhook'] as const)('%s: delivered → "Delivered"; 999 → FAILED, 998 → EXPIRED on "Not Delivered"; each message once', async (mode) => {
+		const ref = `e2e-wait-${mode}-${run}`;
+		const items = [
+			{ phone: '+254712300001', text: 'Your code is 1111', ref },
+			{ phone: '+254712300999', text: 'Your code is 2222', ref },
+			{ phone: '+254712300998', text: 'Your code is 3333', ref },
+		];
+		const { execution } = await explained(ref, () => n8n.run(sendAndWait(), { mode, timeout: 60, items }));
+		expectSuccess(execution);
+		const delivered = out(execution, NODE, 0);
+		const notDelivered = out(execution, NODE, 1);
+		expect(jsonOf(delivered)).toEqual([
+			expect.objectContaining({ delivered: true, status: 'DELIVERED', phoneNumber: '+254712300001', accepted: true, deliveredAt: expect.any(String) }),
+		]);
+		expect(delivered.map(pairedIndex)).toEqual([0]);
+		expect(notDelivered.map(pairedIndex)).toEqual([1, 2]);
+		const [failed, expired] = jsonOf(notDelivered);
+		expect(failed).toMatchObject({ delivered: false, status: 'FAILED', phoneNumber: '+254712300999' });
+		expect(expired).toMatchObject({ delivered: false, status: 'EXPIRED', phoneNumber: '+254712300998' });
+		for (const item of [...jsonOf(delivered), failed, expired]) {
+			expect(item.timedOut).toBeUndefined();
+			expect(item.svcDeliveryWait).toBeUndefined();
+		}
+		// Reports carry the failure reason; the message lookup of polling has none (spec).
+		if (mode === 'webhook') {
+			expect(failed.reason).toEqual({ code: 'DESTINATION_NOT_REACHABLE', message: expect.any(String) });
+		} else {
+			expect(failed.reason).toBeUndefined();
+		}
+		expect(out(execution, 'Delivered')).toHaveLength(1);
+		expect(out(execution, 'Not Delivered')).toHaveLength(2);
+
+		const messages = await recorded(ref);
+		expect(messages.map((m) => m.phoneNumber).sort()).toEqual(items.map((i) => i.phone).sort());
+		if (mode === 'webhook') {
+			// The execution's resume URL ($execution.resumeUrl; n8n 2 adds `?signature=<token>`, and reads a path after it) with the node's report path.
+			const resumeUrl = new RegExp(`/webhook-waiting/${execution.id}(\\?signature=[0-9a-f]+)?/svc-delivery-report$`);
+			expect(messages.map((m) => m.webhookUrl)).toEqual(items.map(() => expect.stringMatching(resumeUrl)));
+		} else {
+			expect(messages.every((m) => !m.webhookUrl)).toBe(true);
+		}
+	});
+
+	test('webhook: many reports at once resume each waiting state once; the execution finishes with every message', async () => {
+		// Reports that meet the execution running get a 409 and come again; two that read the same
+		// waiting state must not both resume it (before round claims, that left it hanging as "running").
+		const ref = `e2e-wait-burst-${run}`;
+		const suffixes = ['001', '999', '002', '998', '003', '997', '004', '005'];
+		const items = suffixes.map((s, i) => ({ phone: `+254712301${s}`, text: `burst ${i}`, ref }));
+		const { execution } = await explained(ref, () => n8n.run(sendAndWait(), { mode: 'webhook', timeout: 60, items }, { timeoutMs: 90_000 }));
+		expectSuccess(execution);
+		const delivered = out(execution, NODE, 0);
+		const notDelivered = out(execution, NODE, 1);
+		expect(delivered.map(pairedIndex)).toEqual([0, 2, 4, 6, 7]);
+		expect(notDelivered.map(pairedIndex)).toEqual([1, 3, 5]);
+		expect(jsonOf(notDelivered).map((j) => [j.status, (j.reason as { code?: string } | undefined)?.code])).toEqual([
+			['FAILED', 'DESTINATION_NOT_REACHABLE'],
+			['EXPIRED', undefined],
+			['FAILED', 'BLACKLISTED'],
+		]);
+		expect([...jsonOf(delivered), ...jsonOf(notDelivered)].every((j) => j.timedOut === undefined)).toBe(true);
+		expect(await recorded(ref)).toHaveLength(items.length);
+	});
+
+	test.each(['polling', 'webhook'] as const)('%s: no final status before the timeout → "Not Delivered" with timedOut', async (mode) => {
+		const ref = `e2e-wait-timeout-${mode}-${run}`;
+		await emulator.holdCarrier(true);
+		try {
+			const { execution } = await n8n.run(sendAndWait(), { mode, timeout: 5, items: [{ phone: '+254712300011', text: 'held', ref }] });
+			expectSuccess(execution);
+			expect(out(execution, NODE, 0)).toHaveLength(0);
+			const [item] = jsonOf(out(execution, NODE, 1));
+			expect(item).toMatchObject({ delivered: false, timedOut: true, accepted: true, phoneNumber: '+254712300011' });
+			expect(['PENDING', 'SENT']).toContain(item.status);
+			expect(item.waitedSeconds).toBeGreaterThanOrEqual(4.5);
+		} finally {
+			await emulator.holdCarrier(false);
+		}
+		expect(await recorded(ref)).toHaveLength(1);
+	});
+
+	test('webhook: forged, pending/sent and other messages\' reports keep it waiting; the real report resumes it', async () => {
+		const ref = `e2e-wait-forged-${run}`;
+		await emulator.holdCarrier(true);
+		let started;
+		try {
+			started = (await n8n.prepareRun(sendAndWait())).post({ mode: 'webhook', timeout: 120, items: [{ phone: '+254712300021', text: 'forged?', ref }] });
+			const waiting = await waitingExecution(started.workflowId);
+			const message = await waitFor("the message", async () => (await recorded(ref))[0]);
+			const url = message.webhookUrl as string;
+
+			const forged = await report(url, 'message.delivered', message, `sha256=${'0'.repeat(64)}`);
+			expect(forged.status).toBe(401);
+			const unsigned = await http('POST', url, JSON.stringify({ event: 'message.delivered' }), { 'content-type': 'application/json' });
+			expect(unsigned.status).toBe(401);
+			for (const event of ['message.pending', 'message.sent']) {
+				expect((await report(url, event, message)).status).toBe(200);
+			}
+			expect((await report(url, 'message.delivered', { messageId: 'msg_not_ours', phoneNumber: message.phoneNumber })).status).toBe(200);
+			expect(await executionStatus(waiting.id)).toBe('waiting');
+		} finally {
+			await emulator.holdCarrier(false);
+		}
+		const { execution } = await started!.finish({ timeoutMs: 60_000 });
+		expectSuccess(execution);
+		expect(jsonOf(out(execution, NODE, 0))).toEqual([expect.objectContaining({ delivered: true, status: 'DELIVERED' })]);
+		expect(await recorded(ref)).toHaveLength(1);
+	});
+
+	test('Retry On Fail: a rejected item fails the node three times; the accepted message is sent once', async () => {
+		const ref = `e2e-wait-rof-${run}`;
+		const wf = sendAndWait({
+			retryOnFail: true,
+			maxTries: 3,
+			waitBetweenTries: 100,
+			onError: 'stopWorkflow',
+			parameters: { senderId: { __rl: true, mode: 'id', value: "={{ $json.sender || '' }}" } },
+		});
+		const items = [
+			{ phone: '+254712300031', text: 'once', ref },
+			{ phone: '+233241300032', text: 'rejected sender', ref, sender: 'ACMEKE' },
+		];
+		const { execution } = await n8n.run(wf, { mode: 'polling', timeout: 30, items });
+		expect(execution.status).toBe('error');
+		expect(execution.data?.resultData.error?.message).toMatch(/1 message\(s\) were not accepted/);
+		expect((await recorded(ref)).map((m) => m.phoneNumber)).toEqual(['+254712300031']);
+	});
+
+	test.each(['polling', 'webhook'] as const)("%s: the executions list's Retry sends nothing twice and waits for the messages sent before", async (mode) => {
+		const ref = `e2e-wait-retry-${mode}-${run}`;
+		const wf = sendAndWait({ onError: 'stopWorkflow', credentials: { svcMessagingApi: credential('starter') } });
+		await emulator.clearFaults();
+		await emulator.fault({ kind: 'slow', delayMs: 1, method: 'POST', pathPrefix: '/api/sms/send-api', count: 1 });
+		await emulator.fault({ kind: 'server-error', method: 'POST', pathPrefix: '/api/sms/send-api', count: 1 });
+		const items = [
+			{ phone: '+254712300041', text: 'first', ref },
+			{ phone: '+254712300042', text: 'second', ref },
+		];
+		const { execution, workflowId } = await n8n.run(wf, { mode, timeout: 60, items });
+		expect(execution.status).toBe('error');
+		// Which of the two concurrent sends met the 500 varies: one message went out, the other's fate is unknown.
+		const first = (await recorded(ref)).map((m) => m.phoneNumber);
+		expect(first).toHaveLength(1);
+
+		const { data: saved } = await n8n.rest<{ data: WorkflowJson }>('GET', `/rest/workflows/${workflowId}`);
+		const target = saved.nodes.find((n) => n.name === NODE)!;
+		target.parameters.options = { ...(target.parameters.options as object), resendUnknownOutcome: true };
+		await n8n.updateWorkflow(workflowId, saved);
+		const answer = await n8n.rest<{ data?: { id: string }; id?: string }>('POST', `/rest/executions/${execution.id}/retry`, { loadWorkflow: true });
+		const retriedId = String(answer.data?.id ?? answer.id);
+		const retried = await waitFor(`retried execution ${retriedId}`, async () => {
+			const e = await n8n.execution(retriedId);
+			return ['success', 'error', 'crashed'].includes(e.status) ? e : undefined;
+		});
+		expectSuccess(retried);
+		const delivered = jsonOf(out(retried, NODE, 0));
+		expect(delivered.map((d) => d.phoneNumber).sort()).toEqual(['+254712300041', '+254712300042']);
+		expect(delivered.find((d) => d.phoneNumber === first[0])?.alreadySent).toBe(true);
+		const counts = (await recorded(ref)).map((m) => m.phoneNumber).sort();
+		expect(counts).toEqual(['+254712300041', '+254712300042']);
+	});
+});
