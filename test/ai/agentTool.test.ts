@@ -16,7 +16,6 @@ import type {
 	INodeTypeDescription,
 	INodeTypes,
 	IVersionedNodeType,
-	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
 
@@ -24,7 +23,7 @@ import { TOOL_DESCRIPTIONS } from '../../nodes/SvcMessaging/actions/tool.descrip
 import { DEFAULT_AGENT_MESSAGE_CAP } from '../../nodes/SvcMessaging/helpers/agentCap';
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
 import type { RunningEmulator } from '../emulator';
-import { credentialsHelper, shutdownN8nCore } from '../helpers/n8n';
+import { additionalData, credentialsHelper, shutdownN8nCore } from '../helpers/n8n';
 import { emulator, SEED_KEYS, sent } from '../sms/fixtures';
 
 const PACKAGE = 'n8n-nodes-svc-messaging';
@@ -86,26 +85,6 @@ const nodeTypes: INodeTypes = {
 	getByNameAndVersion: (type, version) => NodeHelpers.getVersionedNodeType(types[type], version),
 	getKnownTypes: () => ({}),
 };
-
-function additionalData(executionId: string | undefined): IWorkflowExecuteAdditionalData {
-	return {
-		credentialsHelper,
-		executionId,
-		currentNodeExecutionIndex: 0,
-		restApiUrl: 'http://localhost:5678/rest',
-		instanceBaseUrl: 'http://localhost:5678/',
-		webhookBaseUrl: 'http://localhost:5678/webhook',
-		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
-		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
-		variables: {},
-		executeWorkflow: async () => ({ executionId: '', data: [] }),
-		getRunExecutionData: async () => undefined,
-		logAiEvent: async () => {},
-		startRunnerTask: async () => ({ ok: false }),
-		externalSecretsProxy: {},
-	} as unknown as IWorkflowExecuteAdditionalData;
-}
 
 let emu: RunningEmulator;
 let counter = 0;

@@ -89,7 +89,8 @@ function buildNode(setup: NodeSetup): { workflow: Workflow; node: INode } {
 	return { workflow, node: workflow.getNode(draft.name)! };
 }
 
-function additionalData(executionId: string, extra: Partial<IWorkflowExecuteAdditionalData> = {}) {
+/** n8n's per-execution context data, with the URLs of a default local n8n (`executionId` undefined: a call outside an execution). */
+export function additionalData(executionId: string | undefined, extra: Partial<IWorkflowExecuteAdditionalData> = {}) {
 	return {
 		credentialsHelper,
 		executionId,
