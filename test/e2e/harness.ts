@@ -1081,6 +1081,10 @@ export class EmulatorClient {
 	holdCarrier(hold: boolean) {
 		return this.control<{ held: boolean; released: number }>('POST', '/carrier', { hold });
 	}
+	/** Lost reports: no delivery report is posted for messages to these numbers ([] ends it). */
+	loseReports(phoneNumbers: string[]) {
+		return this.control<{ phoneNumbers: string[] }>('POST', '/reports/lost', { phoneNumbers });
+	}
 	fault(fault: Record<string, unknown>) {
 		return this.control('POST', '/faults', fault);
 	}

@@ -125,6 +125,33 @@ describe('SMS → Send and Wait for Delivery', () => {
 		expect(await recorded(ref)).toHaveLength(items.length);
 	});
 
+	test('webhook: a FAILED message whose reports are lost is final without a reason after the grace, long before the timeout', async () => {
+		// The delivered message's report resumes the execution; its lookup finds the other FAILED, and
+		// that message waits DELIVERY_WAIT.failureReasonGraceMs (45 s) for a report that never comes.
+		const ref = `e2e-wait-lost-${run}`;
+		const items = [
+			{ phone: '+254712302001', text: 'kept', ref },
+			{ phone: '+254712302999', text: 'lost', ref },
+		];
+		await emulator.loseReports([items[1].phone]);
+		try {
+			const { execution, durationMs } = await explained(ref, () =>
+				n8n.run(sendAndWait(), { mode: 'webhook', timeout: 600, items }, { timeoutMs: 120_000 }),
+			);
+			expectSuccess(execution);
+			expect(jsonOf(out(execution, NODE, 0))).toEqual([expect.objectContaining({ status: 'DELIVERED', phoneNumber: items[0].phone })]);
+			const [failed] = jsonOf(out(execution, NODE, 1));
+			expect(failed).toMatchObject({ delivered: false, status: 'FAILED', phoneNumber: items[1].phone });
+			expect(failed.reason).toBeUndefined();
+			expect(failed.timedOut).toBeUndefined();
+			expect(failed.waitedSeconds).toBeGreaterThanOrEqual(44);
+			expect(durationMs).toBeLessThan(110_000);
+		} finally {
+			await emulator.loseReports([]);
+		}
+		expect(await recorded(ref)).toHaveLength(2);
+	});
+
 	test.each(['polling', 'webhook'] as const)('%s: no final status before the timeout → "Not Delivered" with timedOut', async (mode) => {
 		const ref = `e2e-wait-timeout-${mode}-${run}`;
 		await emulator.holdCarrier(true);

@@ -214,3 +214,21 @@ describe('carrier hold', () => {
 		expect(emu.control.messages()[0].status).toBe('DELIVERED');
 	});
 });
+
+describe('lost reports', () => {
+	it('posts no delivery report for messages to the listed numbers; the message itself still ends', async () => {
+		expect((await api.post('/__emulator/reports/lost', { phoneNumbers: '+254712345999' })).status).toBe(400);
+		expect((await api.post('/__emulator/reports/lost', { phoneNumbers: ['+254712345999'] })).body.data).toEqual({ phoneNumbers: ['+254712345999'] });
+		const send = (phoneNumber: string) =>
+			api.post('/api/sms/send-api', { phoneNumber, message: 'lost?', webhookUrl: 'http://127.0.0.1:9/none' }, { key });
+		const lost = (await send('+254712345999')).body.data.messageId;
+		const kept = (await send('+254712345001')).body.data.messageId;
+		await emu.control.advance(60_000);
+		expect((await api.get(`/api/sms/messages/${lost}`, { key })).body.data.status).toBe('FAILED');
+		expect(emu.control.webhookAttempts({ messageId: lost })).toEqual([]);
+		await waitFor(() => emu.control.webhookAttempts({ messageId: kept, event: 'message.delivered' }).length > 0, 'the kept report');
+
+		expect((await api.post('/__emulator/reports/lost', { phoneNumbers: [] })).body.data).toEqual({ phoneNumbers: [] });
+		emu.control.reset();
+	});
+});

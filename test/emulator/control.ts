@@ -87,6 +87,8 @@ export interface EmulatorControl {
 	expireTokens(): void;
 	/** Carrier hold on: messages stay SENT with no final report; off: the held ones end now. */
 	holdCarrier(hold: boolean): { held: boolean; released: number };
+	/** From now on, no delivery report is posted for messages to these numbers (replaces the list; [] ends it). */
+	loseReports(phoneNumbers: string[]): { phoneNumbers: string[] };
 	reviewTemplate(name: string, status: TemplateStatus, reason?: string, accountId?: string): TemplateView;
 }
 
@@ -184,6 +186,10 @@ export function createControl(rt: Runtime): EmulatorControl {
 		holdCarrier(hold) {
 			return holdCarrier(rt, hold, clock.now());
 		},
+		loseReports(phoneNumbers) {
+			rt.state.lostReportNumbers = new Set(phoneNumbers);
+			return { phoneNumbers: [...rt.state.lostReportNumbers] };
+		},
 		expireTokens() {
 			rt.tokenGeneration++;
 		},
@@ -264,6 +270,13 @@ export function controlRoutes(control: EmulatorControl): Route[] {
 			const hold = objectBody(ctx.body).hold;
 			if (typeof hold !== 'boolean') throw badRequest('hold must be true or false');
 			return ok(control.holdCarrier(hold));
+		}),
+		route('POST', p('/reports/lost'), 'none', (ctx) => {
+			const phoneNumbers = objectBody(ctx.body).phoneNumbers;
+			if (!Array.isArray(phoneNumbers) || !phoneNumbers.every((n) => typeof n === 'string')) {
+				throw badRequest('phoneNumbers must be an array of strings');
+			}
+			return ok(control.loseReports(phoneNumbers as string[]));
 		}),
 		route('GET', p('/faults'), 'none', () => ok(control.faults())),
 		route('POST', p('/faults'), 'none', (ctx) => ok(control.addFault(objectBody(ctx.body) as unknown as FaultInput), 201)),

@@ -242,6 +242,8 @@ export interface EmulatorState {
 	/** carrier hold (control surface): messages due to end stay SENT, with no final report, until released */
 	carrierHeld: boolean;
 	heldMessages: SmsMessage[];
+	/** lost reports (control surface): no delivery report is posted for messages to these numbers */
+	lostReportNumbers: Set<string>;
 }
 
 export function createState(): EmulatorState {
@@ -264,6 +266,7 @@ export function createState(): EmulatorState {
 		buckets: new Map(),
 		carrierHeld: false,
 		heldMessages: [],
+		lostReportNumbers: new Set(),
 	};
 }
 

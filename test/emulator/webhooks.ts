@@ -70,7 +70,7 @@ export class WebhookDispatcher {
 	/** Queues the event of the message's current status to its webhookUrl or the account default. */
 	emit(message: SmsMessage, event: string, at: number): void {
 		const url = message.webhookUrl ?? this.state.accounts.get(message.accountId)?.webhookUrl ?? null;
-		if (!url || this.closed) return;
+		if (!url || this.closed || this.state.lostReportNumbers.has(message.phoneNumber)) return;
 		const payload = webhookPayload(message, event, at);
 		const delivery: Delivery = {
 			url,

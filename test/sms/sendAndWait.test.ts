@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 
 import type { IExecuteData, INodeExecutionData } from 'n8n-workflow';
 
-import { splitOutcomes, WAIT_KEY } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
+import { afterFailedLookup, splitOutcomes, WAIT_KEY, wakeAtOf } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
 import { deadlineSignature } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
 import { description } from '../../nodes/SvcMessaging/actions/sms/sendAndWait.operation';
 import { DELIVERY_WAIT } from '../../nodes/SvcMessaging/transport/service';
@@ -196,5 +196,37 @@ describe('the resume webhook (delivery reports at a waiting execution)', () => {
 		const right = await post({ event: 'wait.timeout' }, { 'x-svc-wait-deadline': deadlineSignature(SEED_KEYS.business, executionId, until) }, executionId);
 		expect(right.result.workflowData![0]).toHaveLength(2);
 		expect(right.entry.node.disabled).toBe(false);
+	});
+});
+
+describe('Delivery Report mode: a FAILED lookup waits a while for the report that carries the reason', () => {
+	const grace = DELIVERY_WAIT.failureReasonGraceMs;
+	const until = '2026-11-23T12:10:00.000Z';
+	const now = Date.parse('2026-11-23T12:00:00.000Z');
+	const waiting = (marker: Record<string, unknown> = {}): INodeExecutionData => ({
+		json: { accepted: true, messageId: 'msg_f', status: 'SENT', [WAIT_KEY]: { mode: 'webhook', since: '2026-11-23T11:59:00.000Z', until, ...marker } },
+	});
+	const lookup = { messageId: 'msg_f', status: 'FAILED' };
+
+	test('the first FAILED lookup keeps the message waiting and notes when; the node wakes itself when the grace ends', () => {
+		const first = afterFailedLookup(waiting(), lookup, grace, now);
+		expect(first.json.status).toBe('SENT');
+		expect((first.json[WAIT_KEY] as { failedSeenAt: string }).failedSeenAt).toBe(new Date(now).toISOString());
+		expect(wakeAtOf([first], until, grace)).toBe(new Date(now + grace).toISOString());
+		expect(wakeAtOf([waiting()], until, grace)).toBe(until);
+	});
+
+	test('before the grace ends it keeps waiting; after, it is FAILED without a reason', () => {
+		const seen = waiting({ failedSeenAt: new Date(now).toISOString() });
+		expect(afterFailedLookup(seen, lookup, grace, now + grace / 2).json.status).toBe('SENT');
+		const final = afterFailedLookup(seen, lookup, grace, now + grace);
+		expect(final.json).toMatchObject({ status: 'FAILED' });
+		expect(final.json.reason).toBeUndefined();
+		expect(splitOutcomes([final], true)[1][0].json).toMatchObject({ delivered: false, status: 'FAILED' });
+	});
+
+	test('a grace end after the timeout: the node wakes at the timeout', () => {
+		const late = waiting({ failedSeenAt: new Date(Date.parse(until) - 1000).toISOString() });
+		expect(wakeAtOf([late], until, grace)).toBe(until);
 	});
 });

@@ -59,6 +59,11 @@ export const DELIVERY_WAIT = {
 	maxPollIntervalMs: 60_000,
 	/** n8n's own timer resumes the execution this long after the timeout if the node's call did not */
 	backstopMs: 60_000,
+	/**
+	 * Delivery Report mode: a message a lookup found FAILED waits this long for its report (which
+	 * carries the reason; the service retries a report after 30 s) before it is final without one.
+	 */
+	failureReasonGraceMs: 45_000,
 	/** a waiting state resumed by one report is not resumed by another for this long (deliveryReportWebhook) */
 	resumeClaimMs: 30_000,
 	/** header of the node's own call to the resume URL at the timeout: HMAC of the wait, keyed with the API key */

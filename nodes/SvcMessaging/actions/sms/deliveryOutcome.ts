@@ -33,6 +33,10 @@ export interface WaitInfo {
 	 * is the waiting outputs', not the input's), so the final outputs are paired from this.
 	 */
 	item?: number;
+	/** webhook mode: when a lookup first found this message FAILED (its report is awaited for the reason) */
+	failedSeenAt?: string;
+	/** webhook mode: when the node calls its resume URL itself in this round (the timeout, or a FAILED message's grace end) */
+	wakeAt?: string;
 }
 
 export const WAIT_KEY = 'svcDeliveryWait';
@@ -45,6 +49,28 @@ export function waitInfoOf(item: INodeExecutionData): WaitInfo | undefined {
 /** An accepted message (not yet final) or an item that was never sent (`accepted: false`). */
 export function isWaiting(item: INodeExecutionData): boolean {
 	return item.json.accepted === true && !isFinal(item.json.status);
+}
+
+/**
+ * A lookup found the message FAILED while reports are awaited: the report carries the reason, so
+ * the message waits for it until DELIVERY_WAIT.failureReasonGraceMs after the first such lookup,
+ * then is final without a reason (its reports kept meeting the execution busy, or were lost).
+ */
+export function afterFailedLookup(item: INodeExecutionData, lookup: IDataObject, graceMs: number, now = Date.now()): INodeExecutionData {
+	const wait = item.json[WAIT_KEY] as WaitInfo;
+	if (!wait.failedSeenAt) return { ...item, json: { ...item.json, [WAIT_KEY]: { ...wait, failedSeenAt: new Date(now).toISOString() } } };
+	// A second early: the node's own call at the grace end may come from another process's clock.
+	return now - Date.parse(wait.failedSeenAt) >= graceMs - 1000 ? withStatus(item, lookup) : item;
+}
+
+/** When the node resumes itself in a waiting round: at the timeout, or when a FAILED message's grace ends. */
+export function wakeAtOf(items: INodeExecutionData[], until: string, graceMs: number): string {
+	const graceEnds = items
+		.filter(isWaiting)
+		.map((item) => waitInfoOf(item)?.failedSeenAt)
+		.filter((seen): seen is string => typeof seen === 'string')
+		.map((seen) => Date.parse(seen) + graceMs);
+	return new Date(Math.min(Date.parse(until), ...graceEnds)).toISOString();
 }
 
 /** The report's or the lookup's news about a message, merged into its item. */

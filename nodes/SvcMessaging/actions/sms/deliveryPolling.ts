@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import { apiRequest, unwrap } from '../../transport/request';
 import { DELIVERY_WAIT, SERVICE } from '../../transport/service';
-import { isWaiting, withStatus } from './deliveryOutcome';
+import { afterFailedLookup, isWaiting, withStatus } from './deliveryOutcome';
 
 /**
  * Looks up each message that is not final yet (GET /api/sms/messages/:id, through the key's
@@ -13,7 +13,7 @@ import { isWaiting, withStatus } from './deliveryOutcome';
 export async function lookUpWaiting(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
-	/** webhook mode: a FAILED message stays waiting for its report, which carries the reason */
+	/** webhook mode: a FAILED message waits a while for its report, which carries the reason (afterFailedLookup) */
 	awaitFailureReports = false,
 ): Promise<INodeExecutionData[]> {
 	return await Promise.all(
@@ -29,7 +29,8 @@ export async function lookUpWaiting(
 					}),
 				);
 				if (typeof message?.status !== 'string') return item;
-				return awaitFailureReports && message.status === 'FAILED' ? item : withStatus(item, message);
+				if (awaitFailureReports && message.status === 'FAILED') return afterFailedLookup(item, message, DELIVERY_WAIT.failureReasonGraceMs);
+				return withStatus(item, message);
 			} catch (error) {
 				ctx.logger.debug(`SVC Messaging: looking up message ${String(item.json.messageId)} failed; trying again`, {
 					error: (error as Error).message,

@@ -90,8 +90,11 @@ export async function handleWaitingReport(this: IWebhookFunctions): Promise<IWeb
 	const credentials = (await this.getCredentials('svcMessagingApi')) as IDataObject;
 	const deadlineCall = this.getHeaderData()[DELIVERY_WAIT.deadlineHeader];
 	if (typeof deadlineCall === 'string') {
-		const expected = deadlineSignature(String(credentials.apiKey ?? ''), this.getExecutionId() ?? '', wait.until);
-		if (!sameHex(deadlineCall, expected)) return respond(this, 401, 'Invalid timeout signature');
+		const signed = (at: string) => deadlineSignature(String(credentials.apiKey ?? ''), this.getExecutionId() ?? '', at);
+		// This round's wake time, or the timeout (a call scheduled in an earlier round).
+		if (![wait.wakeAt ?? wait.until, wait.until].some((at) => sameHex(deadlineCall, signed(at)))) {
+			return respond(this, 401, 'Invalid timeout signature');
+		}
 		if (!(await claimResume(credentials, this.getExecutionId() ?? '', wait))) return respond(this, 409, 'The execution is resuming; try again');
 		return resume(entry, items);
 	}

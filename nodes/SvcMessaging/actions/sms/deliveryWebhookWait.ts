@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { sleep } from 'n8n-workflow';
 
 import { DELIVERY_WAIT } from '../../transport/service';
-import { splitOutcomes, WAIT_KEY, type WaitInfo } from './deliveryOutcome';
+import { splitOutcomes, WAIT_KEY, wakeAtOf, type WaitInfo } from './deliveryOutcome';
 
 /** Where the service posts this execution's delivery reports (the `webhookUrl` of each message). */
 export function reportUrlOf(ctx: IExecuteFunctions): string {
@@ -12,9 +12,9 @@ export function reportUrlOf(ctx: IExecuteFunctions): string {
 	return `${resumeUrl}/${DELIVERY_WAIT.resumePath}`;
 }
 
-/** Proves that a timeout call to the resume URL comes from this node: keyed with the API key. */
-export function deadlineSignature(apiKey: string, executionId: string, until: string): string {
-	return createHmac('sha256', apiKey).update(`${executionId}|${until}`).digest('hex');
+/** Proves that a call of the node to its resume URL (at `wakeAt`) comes from this node: keyed with the API key. */
+export function deadlineSignature(apiKey: string, executionId: string, wakeAt: string): string {
+	return createHmac('sha256', apiKey).update(`${executionId}|${wakeAt}`).digest('hex');
 }
 
 /**
@@ -34,13 +34,14 @@ export async function waitForReports(
 ): Promise<INodeExecutionData[][]> {
 	// A new round: the resume claims of the last waiting state do not hold for this one.
 	const round = (wait.round ?? 0) + 1;
-	const marked = items.map((item) => ({ ...item, json: { ...item.json, [WAIT_KEY]: { ...(item.json[WAIT_KEY] as WaitInfo), round } } }));
+	const wakeAt = wakeAtOf(items, wait.until, DELIVERY_WAIT.failureReasonGraceMs);
+	const marked = items.map((item) => ({ ...item, json: { ...item.json, [WAIT_KEY]: { ...(item.json[WAIT_KEY] as WaitInfo), round, wakeAt } } }));
 	const outputs = splitOutcomes(marked, false);
 	const entry = ctx.getExecuteData();
 	entry.data = { main: outputs };
 	entry.metadata = { ...(entry.metadata ?? {}), forwardAllOutputs: true } as typeof entry.metadata;
 	await ctx.putExecutionToWait(new Date(Date.parse(wait.until) + DELIVERY_WAIT.backstopMs));
-	callAtDeadline(ctx, wait, apiKey);
+	callAtDeadline(ctx, wakeAt, apiKey);
 	return outputs;
 }
 
@@ -49,18 +50,20 @@ const DEADLINE_ATTEMPTS = 5;
 const DEADLINE_RETRY_MS = 3_000;
 
 /**
- * At the timeout, this process posts to the execution's resume URL so that the node runs again and
- * sorts the messages into its outputs (n8n's timer alone would not run it). Once per execution and
- * process; a call that meets a running execution (a report being handled) is repeated.
+ * At `wakeAt` (the timeout, or a FAILED message's grace end), this process posts to the execution's
+ * resume URL so that the node runs again and sorts the messages into its outputs (n8n's timer alone
+ * would not run it). Once per execution, time and process; a call that meets a running execution
+ * (a report being handled) is repeated.
  */
-function callAtDeadline(ctx: IExecuteFunctions, wait: WaitInfo, apiKey: string): void {
+function callAtDeadline(ctx: IExecuteFunctions, wakeAt: string, apiKey: string): void {
 	const executionId = ctx.getExecutionId();
-	if (scheduled.has(executionId)) return;
-	scheduled.add(executionId);
+	const call = `${executionId}|${wakeAt}`;
+	if (scheduled.has(call)) return;
+	scheduled.add(call);
 	const url = reportUrlOf(ctx);
-	const headers: IDataObject = { [DELIVERY_WAIT.deadlineHeader]: deadlineSignature(apiKey, executionId, wait.until) };
+	const headers: IDataObject = { [DELIVERY_WAIT.deadlineHeader]: deadlineSignature(apiKey, executionId, wakeAt) };
 	void (async () => {
-		await sleep(Math.max(0, Date.parse(wait.until) - Date.now()));
+		await sleep(Math.max(0, Date.parse(wakeAt) - Date.now()));
 		let failure = '';
 		for (let attempt = 1; attempt <= DEADLINE_ATTEMPTS; attempt++) {
 			try {
@@ -75,9 +78,9 @@ function callAtDeadline(ctx: IExecuteFunctions, wait: WaitInfo, apiKey: string):
 				await sleep(DEADLINE_RETRY_MS);
 			}
 		}
-		scheduled.delete(executionId);
+		scheduled.delete(call);
 		if (failure) {
-			ctx.logger.warn(`SVC Messaging: the timeout call for execution ${executionId} failed; n8n resumes it itself`, { error: failure });
+			ctx.logger.warn(`SVC Messaging: the node's own call to the resume URL of execution ${executionId} failed; a report or n8n's timer resumes it`, { error: failure });
 		}
 	})();
 }
