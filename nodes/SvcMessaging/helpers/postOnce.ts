@@ -80,10 +80,8 @@ export async function postOnce(
 				return { json, pairedItem: { item: i } };
 			} catch (error) {
 				const failure = failureOf(ctx, error, i);
-				if (!mayHaveBeenProcessed(failure.error)) cap.release();
-				if (mayHaveBeenProcessed(failure.error)) {
-					await ledger.record([[identities[i], unknownOutcome(failure)]]);
-				}
+				if (mayHaveBeenProcessed(failure.error)) await ledger.record([[identities[i], unknownOutcome(failure)]]);
+				else cap.release();
 				failures.push(failure);
 				return outputFailure(ctx, failure, p.identity);
 			}

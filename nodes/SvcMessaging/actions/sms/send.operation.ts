@@ -20,7 +20,7 @@ import {
 	senderIdLocator,
 } from '../common.descriptions';
 
-/** Recipient and text: the same fields in Send and in Send and Wait for Delivery. */
+/** Recipient, text and sender: the same fields in Send and in Send and Wait for Delivery. */
 export const messageFields: INodeProperties[] = [
 	{
 		displayName: 'Phone Number',
@@ -42,11 +42,11 @@ export const messageFields: INodeProperties[] = [
 			'Up to 1600 characters. A segment holds 160 GSM-7 characters, or 70 when the text has emoji or other Unicode; each segment costs one credit.',
 		hint: 'The output shows the encoding, segments and credits of each message',
 	},
+	senderIdLocator('Name shown as the sender. Leave empty for the service default (SVCSMS).'),
 ];
 
 const properties: INodeProperties[] = [
 	...messageFields,
-	senderIdLocator('Name shown as the sender. Leave empty for the service default (SVCSMS).'),
 	checkBalanceField('send'),
 	{
 		displayName: 'Options',

@@ -8,7 +8,6 @@ import {
 	defaultCountryOption,
 	numberCheckOption,
 	resendUnknownOutcomeOption,
-	senderIdLocator,
 } from '../common.descriptions';
 import { isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
 import { lookUpWaiting, pollUntilFinal } from './deliveryPolling';
@@ -19,7 +18,6 @@ const { timeoutSeconds, pollIntervalSeconds } = DELIVERY_WAIT;
 
 const properties: INodeProperties[] = [
 	...messageFields,
-	senderIdLocator('Name shown as the sender. Leave empty for the service default (SVCSMS).'),
 	{
 		displayName: 'Wait Using',
 		name: 'waitMode',
