@@ -69,8 +69,13 @@ export class SvcMessagingAccountApi implements ICredentialType {
 		const data = response.body?.data as IDataObject | undefined;
 		if (response.statusCode >= 400 || typeof data?.accessToken !== 'string') {
 			const error = response.body?.error as IDataObject | undefined;
-			throw new Error(
-				`SVC Messaging login failed (HTTP ${response.statusCode}${error?.code ? ` ${String(error.code)}` : ''}): check the email and password of the SVC Messaging Account API credential`,
+			// The node decides on the code (transport/errors.ts LOGIN_FAILED), never on this text: n8n
+			// wraps this error in a NodeApiError whose httpCode it takes from `errorCode`.
+			throw Object.assign(
+				new Error(
+					`SVC Messaging login failed (HTTP ${response.statusCode}${error?.code ? ` ${String(error.code)}` : ''}): check the email and password of the SVC Messaging Account API credential`,
+				),
+				{ errorCode: 'LOGIN_FAILED' },
 			);
 		}
 		return { accessToken: data.accessToken };

@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeType, INodeTypeDescription, IWebhookFuncti
 import { versionDescription } from './actions/node.description';
 import { router } from './actions/router';
 import { handleWaitingReport } from './actions/sms/deliveryReportWebhook';
-import { isToolCall, runAsTool } from './helpers/toolMode';
+import { isToolCall, runAsTool } from './aiTool/toolMode';
 import { chatTemplateListSearch, listSearch, resourceMapping } from './methods';
 
 export class SvcMessaging implements INodeType {

@@ -20,7 +20,7 @@ import type {
 import { createRunExecutionData, NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { TOOL_DESCRIPTIONS } from '../../nodes/SvcMessaging/actions/tool.descriptions';
-import { DEFAULT_AGENT_MESSAGE_CAP } from '../../nodes/SvcMessaging/helpers/agentCap';
+import { DEFAULT_AGENT_MESSAGE_CAP } from '../../nodes/SvcMessaging/aiTool/agentCap';
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
 import type { RunningEmulator } from '../emulator';
 import { additionalData, credentialsHelper, shutdownN8nCore } from '../helpers/n8n';

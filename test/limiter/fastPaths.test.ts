@@ -7,8 +7,8 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/mobile';
 import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
 
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
-import { fieldPath, perItemParameter } from '../../nodes/SvcMessaging/helpers/parameters';
-import { normalizePhoneNumber, SUPPORTED_COUNTRIES } from '../../nodes/SvcMessaging/helpers/phone';
+import { fieldPath, perItemParameter } from '../../nodes/SvcMessaging/actions/parameters';
+import { normalizePhoneNumber, SUPPORTED_COUNTRIES } from '../../nodes/SvcMessaging/rules/phone';
 import { executeNode, registerNodeType, shutdownN8nCore } from '../helpers/n8n';
 
 afterAll(async () => {

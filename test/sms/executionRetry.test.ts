@@ -10,7 +10,7 @@ import { startRedis, type RedisServer } from '../helpers/services';
 import { OPTED_IN, OPTED_IN_2, OPTED_IN_NG } from '../chat/helpers';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
-import { clearLocalLedger } from '../../nodes/SvcMessaging/helpers/sendLedger';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
 import { emulator, noSender, sendParameters } from './fixtures';
 
 let emu: RunningEmulator;

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { SUPPORTED_COUNTRIES } from '../helpers/phone';
+import { SUPPORTED_COUNTRIES } from '../rules/phone';
 
 export const senderIdLocator = (description: string, required = false): INodeProperties => ({
 	displayName: 'Sender ID',

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_AGENT_MESSAGE_CAP, CAPPED_OPERATIONS } from '../helpers/agentCap';
+import { DEFAULT_AGENT_MESSAGE_CAP, CAPPED_OPERATIONS } from '../aiTool/agentCap';
 
 /**
  * What "SVC Messaging Tool" tells a model, per operation. n8n shows these as the tool's

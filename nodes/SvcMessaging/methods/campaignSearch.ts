@@ -1,6 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
-import { campaignPage } from '../actions/campaign/getAll.operation';
+import { listCampaignsPage } from '../api/campaigns';
+import { readPages } from '../api/pages';
 import { SERVICE } from '../transport/service';
 
 /** With a filter, pages without a match are skipped, up to this many per call. */
@@ -19,24 +20,18 @@ export async function searchCampaigns(
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
 	const needle = (filter ?? '').trim().toLowerCase();
-	let page = Math.max(1, Number(paginationToken) || 1);
-	const results: INodeListSearchItems[] = [];
-	for (let read = 0; ; read++) {
-		const { data, totalPages } = await campaignPage(this, page, SERVICE.maxPageSize);
-		for (const campaign of data) {
-			if (needle && !matches(campaign, needle)) continue;
-			results.push({
-				name: `${String(campaign.name ?? '(no name)')} · ${String(campaign.status ?? '?')} · #${String(campaign.id)}`,
-				value: String(campaign.id),
-			});
-		}
-		const more = data.length > 0 && page < totalPages;
-		if (!more) return { results };
-		page++;
-		if (!needle || results.length >= ENOUGH_MATCHES || read + 1 >= MAX_PAGES_PER_SEARCH) {
-			return { results, paginationToken: String(page) };
-		}
-	}
+	const { rows, next } = await readPages(async (page, size) => await listCampaignsPage(this, page, size), {
+		from: Number(paginationToken) || 1,
+		pageSize: SERVICE.maxPageSize,
+		keep: (campaign) => !needle || matches(campaign, needle),
+		enough: (kept) => !needle || kept.length >= ENOUGH_MATCHES,
+		maxPages: MAX_PAGES_PER_SEARCH,
+	});
+	const results: INodeListSearchItems[] = rows.map((campaign) => ({
+		name: `${String(campaign.name ?? '(no name)')} · ${String(campaign.status ?? '?')} · #${String(campaign.id)}`,
+		value: String(campaign.id),
+	}));
+	return next === undefined ? { results } : { results, paginationToken: String(next) };
 }
 
 function matches(campaign: IDataObject, needle: string): boolean {

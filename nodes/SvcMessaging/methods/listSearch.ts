@@ -1,13 +1,12 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { apiRequest, unwrap } from '../transport/request';
-import { SERVICE } from '../transport/service';
+import { listSenderIds } from '../api/sms';
 
 export async function searchSenderIds(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const senderIds = unwrap<IDataObject[]>(await apiRequest.call(this, { method: 'GET', path: SERVICE.paths.senderIds, auth: 'apiKey' }));
+	const senderIds = await listSenderIds(this);
 	const needle = (filter ?? '').toLowerCase();
 	return {
-		results: (Array.isArray(senderIds) ? senderIds : [])
+		results: senderIds
 			.filter((s) => String(s.senderId).toLowerCase().includes(needle))
 			.map((s) => ({
 				name: `${String(s.senderId)} (${String(s.type ?? '').toLowerCase() || 'sender'}, ${((s.countries as string[]) ?? []).join(' ')})`,

@@ -93,3 +93,24 @@ export function serviceErrorCode(error: unknown): string | undefined {
 	const code = (error as { errorResponse?: { code?: unknown } })?.errorResponse?.code;
 	return typeof code === 'string' ? code : undefined;
 }
+
+/**
+ * The code of one of this package's own errors, set where the error is made (`context.errorCode`),
+ * so that callers decide on it and never on the message text.
+ */
+export function ownErrorCode(error: unknown): string | undefined {
+	const code = (error as { context?: { errorCode?: unknown } })?.context?.errorCode;
+	return typeof code === 'string' ? code : undefined;
+}
+
+/** Marks an error with its code (see ownErrorCode) and returns it. */
+export function withErrorCode<E extends { context: Record<string, unknown> }>(error: E, code: string): E {
+	error.context.errorCode = code;
+	return error;
+}
+
+/** The code the account credential puts on the error of a refused login (see request.ts). */
+export const LOGIN_FAILED = 'LOGIN_FAILED';
+
+/** This package's own account-balance check: the account has fewer credits than the estimate. */
+export const INSUFFICIENT_CREDITS = 'INSUFFICIENT_CREDITS';

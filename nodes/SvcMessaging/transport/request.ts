@@ -3,30 +3,14 @@ import type {
 	IExecuteFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
-	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { serviceError, transportError } from './errors';
+import { baseUrlOf, decryptedFor, getServiceCredentials, planLimits, CREDENTIAL_TYPES, type AuthKind, type SvcContext } from './credentials';
+import { LOGIN_FAILED, serviceError, transportError } from './errors';
 import { laneOf, limiterFor, type KeyLimiter } from './limiter';
-import { PLANS, type PlanLimits, type PlanName } from './service';
 import { RedisUnavailable, sharedLimitOf } from './redis';
-
-export type SvcContext = IExecuteFunctions | ILoadOptionsFunctions;
-
-/** K endpoints use the API key; J endpoints (campaigns, balance) the account login's JWT. */
-export type AuthKind = 'apiKey' | 'account';
-
-export const CREDENTIAL_TYPES: Record<AuthKind, string> = {
-	apiKey: 'svcMessagingApi',
-	account: 'svcMessagingAccountApi',
-};
-
-const CREDENTIAL_NAMES: Record<AuthKind, string> = {
-	apiKey: 'SVC Messaging API (API key)',
-	account: 'SVC Messaging Account API (email and password)',
-};
 
 export interface ApiRequest {
 	method: IHttpRequestMethods;
@@ -43,33 +27,6 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** Network failures where the request never reached the service, so repeating it is safe. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-export function planLimits(credentials: IDataObject): PlanLimits {
-	const plan = (credentials.plan ?? 'free') as PlanName;
-	if (plan === 'enterprise') {
-		return {
-			requestsPerSecond: Math.max(1, Number(credentials.requestsPerSecond) || 1),
-			recipientsPerCall: Math.max(1, Number(credentials.recipientsPerCall) || 1),
-		};
-	}
-	return PLANS[plan] ?? PLANS.free;
-}
-
-export async function getServiceCredentials(this: SvcContext, auth: AuthKind): Promise<IDataObject> {
-	try {
-		return await this.getCredentials(CREDENTIAL_TYPES[auth]);
-	} catch (error) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`This operation needs the ${CREDENTIAL_NAMES[auth]} credential: select one in the node's credential field`,
-			{ description: (error as Error).message },
-		);
-	}
-}
-
-function baseUrlOf(credentials: IDataObject): string {
-	return String(credentials.baseUrl ?? '').replace(/\/+$/, '');
-}
-
 function retryAfterMs(headers: IDataObject | undefined, attempt: number): number {
 	const value = Number(headers?.['retry-after']);
 	if (Number.isFinite(value) && value >= 0) return value * 1000;
@@ -81,15 +38,14 @@ function backoffMs(attempt: number): number {
 	return base / 2 + Math.random() * (base / 2);
 }
 
-/** The account credential's preAuthentication throws this when the service refuses the login. */
+/**
+ * The account credential's preAuthentication marks a refused login with the code LOGIN_FAILED
+ * (`errorCode`); n8n wraps that error in a NodeApiError and keeps the code as its httpCode.
+ */
 function loginFailureOf(error: unknown): string | undefined {
-	const texts = [
-		(error as { message?: unknown })?.message,
-		...(((error as { messages?: unknown })?.messages as unknown[] | undefined) ?? []),
-		(error as { cause?: { message?: unknown } })?.cause?.message,
-	];
-	const found = texts.find((t) => typeof t === 'string' && t.includes('SVC Messaging login failed'));
-	return found as string | undefined;
+	const e = error as { httpCode?: unknown; errorCode?: unknown; message?: unknown };
+	const code = e?.httpCode ?? e?.errorCode;
+	return code === LOGIN_FAILED && typeof e.message === 'string' ? e.message : undefined;
 }
 
 function networkCodeOf(error: unknown): string {
@@ -155,13 +111,14 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 	const limiter = request.auth === 'apiKey' ? await keyLimiter.call(this, credentials, request.itemIndex) : undefined;
 	const idempotent = request.method === 'GET';
 	const credentialType = CREDENTIAL_TYPES[request.auth];
+	const readAlready = decryptedFor(this, request.auth, credentials);
 
 	for (let attempt = 1; ; attempt++) {
 		const send = async () =>
 			(await this.helpers.httpRequestWithAuthentication.call(this, credentialType, {
 				...options,
 				headers: {},
-			})) as IN8nHttpFullResponse;
+			}, readAlready)) as IN8nHttpFullResponse;
 		let response: IN8nHttpFullResponse;
 		try {
 			response = limiter ? await limiter.schedule(send, laneOf(this)) : await send();

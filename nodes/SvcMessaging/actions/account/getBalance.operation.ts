@@ -1,9 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
-import { apiRequest, unwrap } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { getBalance } from '../../api/account';
+import { mapItems } from '../executor';
 
 const properties: INodeProperties[] = [
 	{
@@ -20,9 +19,7 @@ export const description = updateDisplayOptions({ show: { resource: ['account'],
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	return await mapItems(this, items, async (i) => {
 		// README → Assumptions: `{ success, data: { credits, updatedAt } }`; the data is returned as it is.
-		const balance = unwrap<IDataObject>(
-			await apiRequest.call(this, { method: 'GET', path: SERVICE.paths.balance, auth: 'account', itemIndex: i }),
-		);
+		const balance = await getBalance(this, i);
 		return balance && typeof balance === 'object' && !Array.isArray(balance) ? balance : { balance };
 	});
 }

@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { assertBalance } from '../../helpers/balance';
-import { wrapError } from '../../helpers/itemResults';
-import { analyzeMessage } from '../../helpers/segments';
+import { analyzeMessage } from '../../rules/segments';
+import { assertBalance } from '../../sending/balance';
+import { INSUFFICIENT_CREDITS, ownErrorCode } from '../../transport/errors';
+import { wrapError } from '../executor';
 
 export const balanceCheckField = (what: string): INodeProperties => ({
 	displayName: 'Check Balance Before Sending',
@@ -27,7 +28,7 @@ export async function checkCampaignBalance(
 	try {
 		await assertBalance(ctx, creditsPerRecipient * recipients);
 	} catch (error) {
-		if (error instanceof NodeOperationError && error.message.startsWith('INSUFFICIENT_CREDITS')) {
+		if (error instanceof NodeOperationError && ownErrorCode(error) === INSUFFICIENT_CREDITS) {
 			error.context.itemIndex = itemIndex;
 			error.errorResponse = { code: 'INSUFFICIENT_CREDITS' };
 			error.description =

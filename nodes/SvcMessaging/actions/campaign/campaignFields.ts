@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
-import { failItem } from '../../helpers/validation';
+import { failItem } from '../../rules/fields';
+import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
 import { SMS_LIMITS } from '../../transport/service';
 import { senderIdLocator } from '../common.descriptions';
 import { senderIdSchema } from '../sms/send.operation';

@@ -1,10 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { wrapError } from '../../helpers/itemResults';
+import { getCampaign } from '../../api/campaigns';
 import { serviceErrorCode } from '../../transport/errors';
-import { apiRequest } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { wrapError } from '../executor';
 
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'COMPLETED' | 'FAILED' | 'PAUSED' | 'CANCELLED';
 
@@ -41,10 +40,6 @@ const STATUS_ADVICE: Record<string, string> = {
 		'It failed while sending (for example, too few credits at its scheduled time). Create a new campaign to try again.',
 	PAUSED: 'A paused campaign cannot be changed, sent or cancelled from here.',
 };
-
-export async function getCampaign(ctx: IExecuteFunctions, id: string, itemIndex: number): Promise<IDataObject> {
-	return (await apiRequest.call(ctx, { method: 'GET', path: SERVICE.paths.campaign(id), auth: 'account', itemIndex })) as IDataObject;
-}
 
 /** An error naming the campaign, its status and what the operation allows. */
 export function transitionError(

@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
-import { apiRequest } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { cancelCampaign } from '../../api/campaigns';
+import { mapItems } from '../executor';
 import { campaignIdLocator, readCampaignId } from './campaignFields';
 import { campaignRequest } from './campaignStatus';
 
@@ -18,7 +17,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		const id = readCampaignId(this, i);
 		// No request body. The service answers with the campaign, now CANCELLED.
 		const cancelled: IDataObject = await campaignRequest(this, id, 'cancel', i, async () =>
-			(await apiRequest.call(this, { method: 'POST', path: `${SERVICE.paths.campaign(id)}/cancel`, auth: 'account', itemIndex: i })) as IDataObject,
+			await cancelCampaign(this, id, i),
 		);
 		return cancelled;
 	});

@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems, wrapError } from '../../helpers/itemResults';
-import { openSendLedger } from '../../helpers/sendLedger';
+import { openSendLedger } from '../../sending/ledger';
 import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
+import { mapItems, wrapError } from '../executor';
 import { balanceCheckField } from './campaignCredits';
 import { senderIdFields, useApiKeyField } from './campaignFields';
 import { itemNumbers, numbersOfAllItems, prepareCampaign, type RecipientsSource } from './createBody';

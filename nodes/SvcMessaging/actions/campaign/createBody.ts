@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { perItemParameter } from '../../helpers/parameters';
-import { normalizePhoneNumber } from '../../helpers/phone';
-import { analyzeMessage } from '../../helpers/segments';
-import { failItem } from '../../helpers/validation';
+import { failItem } from '../../rules/fields';
+import { normalizePhoneNumber } from '../../rules/phone';
+import { analyzeMessage } from '../../rules/segments';
+import { perItemParameter } from '../parameters';
 import { futureTime } from '../sms/send.operation';
 import {
 	checkMessage,

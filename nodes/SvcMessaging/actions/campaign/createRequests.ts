@@ -1,17 +1,12 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { wrapError } from '../../helpers/itemResults';
-import { messageIdentities, type SendLedger } from '../../helpers/sendLedger';
+import { createCampaign as postCampaign, deleteCampaign, updateCampaign } from '../../api/campaigns';
+import { messageIdentities, type SendLedger } from '../../sending/ledger';
 import { mayHaveBeenProcessed } from '../../transport/errors';
-import { apiRequest } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { wrapError } from '../executor';
 import { checkCampaignBalance, messagePreview } from './campaignCredits';
 import type { PreparedCampaign } from './createBody';
-
-async function post(ctx: IExecuteFunctions, body: IDataObject, i: number): Promise<IDataObject> {
-	return (await apiRequest.call(ctx, { method: 'POST', path: SERVICE.paths.campaigns, auth: 'account', body, itemIndex: i })) as IDataObject;
-}
 
 /**
  * With "Check Balance Before Sending": numbers alone are counted before anything is created. With
@@ -22,10 +17,10 @@ async function post(ctx: IExecuteFunctions, body: IDataObject, i: number): Promi
 async function createChecked(ctx: IExecuteFunctions, p: PreparedCampaign, i: number): Promise<IDataObject> {
 	if (!p.body.contactGroupIds) {
 		await checkCampaignBalance(ctx, p.creditsPerRecipient, p.manualCount, i, 'The campaign was not created and nothing was sent.');
-		return await post(ctx, p.body, i);
+		return await postCampaign(ctx, p.body, i);
 	}
 	const { scheduledAt, ...draftBody } = p.body;
-	const draft = await post(ctx, draftBody, i);
+	const draft = await postCampaign(ctx, draftBody, i);
 	const id = String(draft.id);
 	try {
 		await checkCampaignBalance(
@@ -37,7 +32,7 @@ async function createChecked(ctx: IExecuteFunctions, p: PreparedCampaign, i: num
 		);
 	} catch (error) {
 		try {
-			await apiRequest.call(ctx, { method: 'DELETE', path: SERVICE.paths.campaign(id), auth: 'account', itemIndex: i });
+			await deleteCampaign(ctx, id, i);
 		} catch {
 			if (error instanceof NodeOperationError || error instanceof NodeApiError) {
 				error.description = `${error.description ?? ''} Deleting the draft campaign ${id} failed as well: delete it yourself.`.trim();
@@ -47,13 +42,7 @@ async function createChecked(ctx: IExecuteFunctions, p: PreparedCampaign, i: num
 	}
 	if (!scheduledAt) return draft;
 	try {
-		return (await apiRequest.call(ctx, {
-			method: 'PATCH',
-			path: SERVICE.paths.campaign(id),
-			auth: 'account',
-			body: { scheduledAt },
-			itemIndex: i,
-		})) as IDataObject;
+		return await updateCampaign(ctx, id, { scheduledAt }, i);
 	} catch (error) {
 		const wrapped = wrapError(ctx, error, i);
 		wrapped.description = `The campaign was created as DRAFT (ID ${id}) but could not be scheduled; nothing was sent. ${wrapped.description ?? ''}`.trim();
@@ -71,7 +60,7 @@ export async function createCampaign(ctx: IExecuteFunctions, ledger: SendLedger,
 	}
 	let campaign: IDataObject;
 	try {
-		campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await post(ctx, p.body, i);
+		campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await postCampaign(ctx, p.body, i);
 	} catch (error) {
 		const wrapped = wrapError(ctx, error, i);
 		if (mayHaveBeenProcessed(wrapped)) {

@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
-import { apiRequest } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { deleteCampaign } from '../../api/campaigns';
+import { mapItems } from '../executor';
 import { campaignIdLocator, readCampaignId } from './campaignFields';
 import { campaignRequest } from './campaignStatus';
 
@@ -17,7 +16,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await mapItems(this, items, async (i) => {
 		const id = readCampaignId(this, i);
 		const answer: IDataObject = await campaignRequest(this, id, 'delete', i, async () =>
-			(await apiRequest.call(this, { method: 'DELETE', path: SERVICE.paths.campaign(id), auth: 'account', itemIndex: i })) as IDataObject,
+			await deleteCampaign(this, id, i),
 		);
 		// The service answers { id, deleted: true }; the ID is the campaign's number as the service reports it.
 		return { deleted: answer?.deleted !== false, id: answer?.id ?? Number(id) };

@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
+import { getCampaign } from '../../api/campaigns';
+import { mapItems } from '../executor';
 import { campaignIdLocator, readCampaignId } from './campaignFields';
-import { getCampaign } from './campaignStatus';
 
 const properties: INodeProperties[] = [campaignIdLocator('The campaign to get')];
 

@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
-import { failItem } from '../../helpers/validation';
-import { apiRequest, type SvcContext } from '../../transport/request';
+import { listCampaignsPage } from '../../api/campaigns';
+import { readPages } from '../../api/pages';
+import { failItem } from '../../rules/fields';
 import { SERVICE } from '../../transport/service';
 import { returnAllOrLimit } from '../common.descriptions';
+import { mapItems } from '../executor';
 
 const STATUSES = ['CANCELLED', 'COMPLETED', 'DRAFT', 'FAILED', 'PAUSED', 'SCHEDULED', 'SENDING'];
 
@@ -33,31 +34,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['getAll'] } }, properties);
 
-export interface CampaignPage {
-	data: IDataObject[];
-	page: number;
-	totalPages: number;
-}
-
-/** One page of `GET /api/sms/campaigns` (most recent first): `{ data, total, page, limit, totalPages }`. */
-export async function campaignPage(ctx: SvcContext, page: number, limit: number, itemIndex?: number): Promise<CampaignPage> {
-	const body = (await apiRequest.call(ctx, {
-		method: 'GET',
-		path: SERVICE.paths.campaigns,
-		auth: 'account',
-		qs: { page, limit },
-		itemIndex,
-	})) as IDataObject;
-	const data = Array.isArray(body?.data) ? (body.data as IDataObject[]) : [];
-	const totalPages = Number(body?.totalPages);
-	return {
-		data,
-		page,
-		// Without a usable totalPages, a short page is the last one.
-		totalPages: Number.isFinite(totalPages) ? totalPages : data.length < limit ? page : page + 1,
-	};
-}
-
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	return await mapItems(this, items, async (i) => {
 		const returnAll = this.getNodeParameter('returnAll', i) as boolean;
@@ -67,18 +43,13 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		// Page size = Limit (up to the service's maximum), so a Limit never loads more pages than it needs.
 		// With a status filter the number of pages needed is unknown: full pages then take the fewest requests.
 		const pageSize = statuses.length ? SERVICE.maxPageSize : Math.min(limit, SERVICE.maxPageSize);
-		const seen = new Set<unknown>();
-		const results: IDataObject[] = [];
-		for (let page = 1; results.length < limit; page++) {
-			const { data, totalPages } = await campaignPage(this, page, pageSize, i);
-			for (const campaign of data) {
-				// A campaign created while paging shifts the pages by one: skip what was already returned.
-				if (seen.has(campaign.id)) continue;
-				seen.add(campaign.id);
-				if (statuses.length === 0 || statuses.includes(String(campaign.status))) results.push(campaign);
-			}
-			if (data.length === 0 || page >= totalPages) break;
-		}
-		return results.slice(0, limit);
+		const { rows } = await readPages(async (page, size) => await listCampaignsPage(this, page, size, i), {
+			pageSize,
+			// A campaign created while paging shifts the pages by one: skip what was already returned.
+			idOf: (campaign) => campaign.id,
+			keep: (campaign) => statuses.length === 0 || statuses.includes(String(campaign.status)),
+			enough: (kept) => kept.length >= limit,
+		});
+		return rows.slice(0, limit);
 	});
 }

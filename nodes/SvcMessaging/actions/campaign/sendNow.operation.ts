@@ -1,13 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
-import { analyzeMessage } from '../../helpers/segments';
-import { apiRequest } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { getCampaign, sendCampaignNow } from '../../api/campaigns';
+import { analyzeMessage } from '../../rules/segments';
+import { mapItems } from '../executor';
 import { balanceCheckField, checkCampaignBalance } from './campaignCredits';
 import { campaignIdLocator, readCampaignId } from './campaignFields';
-import { assertStatus, campaignRequest, getCampaign } from './campaignStatus';
+import { assertStatus, campaignRequest } from './campaignStatus';
 
 const properties: INodeProperties[] = [
 	campaignIdLocator('The campaign to send now. Only DRAFT and SCHEDULED campaigns can be sent.'),
@@ -34,7 +33,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		}
 		// No request body. The service answers with the campaign, now SENDING.
 		const sent: IDataObject = await campaignRequest(this, id, 'sendNow', i, async () =>
-			(await apiRequest.call(this, { method: 'POST', path: `${SERVICE.paths.campaign(id)}/send`, auth: 'account', itemIndex: i })) as IDataObject,
+			await sendCampaignNow(this, id, i),
 		);
 		return sent;
 	});

@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
-import { failItem } from '../../helpers/validation';
-import { apiRequest } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { updateCampaign } from '../../api/campaigns';
+import { failItem } from '../../rules/fields';
 import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
+import { mapItems } from '../executor';
 import { futureTime } from '../sms/send.operation';
 import { messagePreview } from './campaignCredits';
 import {
@@ -136,7 +135,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		const id = readCampaignId(this, i);
 		const body = patchBody(this, i);
 		const campaign: IDataObject = await campaignRequest(this, id, 'update', i, async () =>
-			(await apiRequest.call(this, { method: 'PATCH', path: SERVICE.paths.campaign(id), auth: 'account', body, itemIndex: i })) as IDataObject,
+			await updateCampaign(this, id, body, i),
 		);
 		return { ...campaign, ...messagePreview(campaign.message, campaign.totalRecipients) };
 	});

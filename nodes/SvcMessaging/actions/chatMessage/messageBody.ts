@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { CHAT_TEXT_LIMITS, mediaLinkProblem, verifyMediaLink, type MediaKind } from '../../helpers/chatMedia';
-import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
-import type { PreparedPost } from '../../helpers/postOnce';
-import { characterCount } from '../../helpers/templateRules';
-import { failItem } from '../../helpers/validation';
+import { CHAT_TEXT_LIMITS, mediaLinkProblem, verifyMediaLink, type MediaKind } from '../../rules/chatMedia';
+import { failItem } from '../../rules/fields';
+import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
+import { characterCount } from '../../rules/templateText';
+import type { PreparedPost } from '../../sending/round';
 import { templateMessage, type TemplateCache } from './templateMessage';
 
 export const MEDIA_TYPES: MediaKind[] = ['image', 'document', 'video'];

@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { CHAT_TEXT_LIMITS } from '../../helpers/chatMedia';
-import { postOnce, prepareAll } from '../../helpers/postOnce';
-import { getServiceCredentials } from '../../transport/request';
+import { CHAT_TEXT_LIMITS } from '../../rules/chatMedia';
+import { postOnce, prepareAll } from '../../sending/round';
+import { getServiceCredentials } from '../../transport/credentials';
 import { SERVICE } from '../../transport/service';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
 import { defaultCountryOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';

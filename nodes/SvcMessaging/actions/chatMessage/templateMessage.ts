@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { wrapError } from '../../helpers/itemResults';
-import { normalizeLanguageCode } from '../../helpers/templateRules';
-import { failItem } from '../../helpers/validation';
-import { fetchTemplate, variableFieldIds } from '../../methods/chatTemplates';
+import { getTemplate } from '../../api/chat';
+import { failItem } from '../../rules/fields';
+import { normalizeLanguageCode, variableFieldIds } from '../../rules/templateText';
 import { serviceErrorCode } from '../../transport/errors';
+import { wrapError } from '../executor';
 
 /** Template name → its lookup, shared by the items of one execution (part of SendCache). */
 export type TemplateCache = Map<string, Promise<IDataObject>>;
@@ -16,7 +16,7 @@ function variableLabel(id: string): string {
 
 async function templateOf(ctx: IExecuteFunctions, templates: TemplateCache, name: string, i: number): Promise<IDataObject> {
 	if (!templates.has(name)) {
-		const lookup = fetchTemplate(ctx, name, i);
+		const lookup = getTemplate(ctx, name, i);
 		lookup.catch(() => {});
 		templates.set(name, lookup);
 	}

@@ -2,15 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { jsonParse, updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { postOnce, prepareAll, type PreparedPost } from '../../helpers/postOnce';
-import {
-	checkTemplateStructure,
-	describeViolations,
-	normalizeLanguageCode,
-	TEMPLATE_CATEGORIES,
-	TEMPLATE_LIMITS,
-} from '../../helpers/templateRules';
-import { failItem, parseItem } from '../../helpers/validation';
+import { failItem, parseItem } from '../../rules/fields';
+import { checkTemplateStructure, describeViolations } from '../../rules/templateRules';
+import { normalizeLanguageCode, TEMPLATE_CATEGORIES, TEMPLATE_LIMITS } from '../../rules/templateText';
+import { postOnce, prepareAll, type PreparedPost } from '../../sending/round';
 import { SERVICE } from '../../transport/service';
 import { languageDescription } from './descriptions';
 

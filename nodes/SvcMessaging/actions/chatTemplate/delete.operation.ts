@@ -1,9 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
-import { apiRequest, unwrap } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { deleteTemplate } from '../../api/chat';
+import { mapItems } from '../executor';
 import { templateLocator } from './descriptions';
 import { templateNameOf } from './get.operation';
 
@@ -14,9 +13,7 @@ export const description = updateDisplayOptions({ show: { resource: ['chatTempla
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	return await mapItems(this, items, async (i) => {
 		const name = templateNameOf(this, i);
-		const data = unwrap<IDataObject>(
-			await apiRequest.call(this, { method: 'DELETE', path: SERVICE.paths.chatTemplate(name), auth: 'apiKey', itemIndex: i }),
-		);
+		const data = await deleteTemplate(this, name, i);
 		return { deleted: true, name: (data?.name as string | undefined) ?? name };
 	});
 }

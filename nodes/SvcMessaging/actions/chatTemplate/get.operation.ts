@@ -1,10 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
-import { failItem } from '../../helpers/validation';
-import { apiRequest, unwrap } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { getTemplate } from '../../api/chat';
+import { failItem } from '../../rules/fields';
+import { mapItems } from '../executor';
 import { templateLocator } from './descriptions';
 
 const properties: INodeProperties[] = [templateLocator('searchChatTemplates', 'The template to look up')];
@@ -19,14 +18,7 @@ export function templateNameOf(ctx: IExecuteFunctions, i: number): string {
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	return await mapItems(this, items, async (i) => {
-		const template = unwrap<IDataObject>(
-			await apiRequest.call(this, {
-				method: 'GET',
-				path: SERVICE.paths.chatTemplate(templateNameOf(this, i)),
-				auth: 'apiKey',
-				itemIndex: i,
-			}),
-		);
+		const template = await getTemplate(this, templateNameOf(this, i), i);
 		// Always present, so that workflows can branch on them: null until reviewed.
 		return { rejectedReason: null, approvedAt: null, ...template };
 	});

@@ -1,13 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
-import { normalizeLanguageCode } from '../../helpers/templateRules';
-import { failItem } from '../../helpers/validation';
-import { fetchTemplatePage } from '../../methods/chatTemplates';
+import { listTemplatesPage } from '../../api/chat';
+import { readPages } from '../../api/pages';
+import { failItem } from '../../rules/fields';
+import { normalizeLanguageCode } from '../../rules/templateText';
 import { SERVICE } from '../../transport/service';
-import { languageDescription } from './descriptions';
 import { returnAllOrLimit } from '../common.descriptions';
+import { mapItems } from '../executor';
+import { languageDescription } from './descriptions';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -72,12 +73,10 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		}
 		// Pages as large as needed and no more: a limit of 30 is one request of 30.
 		const pageSize = Math.min(SERVICE.maxPageSize, Number.isFinite(limit) ? limit : SERVICE.maxPageSize);
-		const templates: IDataObject[] = [];
-		for (let page = 1; ; page++) {
-			const { data, totalPages } = await fetchTemplatePage(this, { ...qs, page, limit: pageSize }, i);
-			templates.push(...data);
-			if (templates.length >= limit || page >= totalPages || data.length === 0) break;
-		}
-		return templates.slice(0, limit);
+		const { rows } = await readPages(async (page, size) => await listTemplatesPage(this, { ...qs, page, limit: size }, i), {
+			pageSize,
+			enough: (read) => read.length >= limit,
+		});
+		return rows.slice(0, limit);
 	});
 }

@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
-import { SUPPORTED_COUNTRIES } from '../../helpers/phone';
-import { apiRequest, unwrap } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { listSenderIds } from '../../api/sms';
+import { SUPPORTED_COUNTRIES } from '../../rules/phone';
 import { returnAllOrLimit } from '../common.descriptions';
+import { mapItems } from '../executor';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -45,10 +44,7 @@ export const description = updateDisplayOptions({ show: { resource: ['senderId']
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	return await mapItems(this, items, async (i) => {
 		const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
-		const all = unwrap<IDataObject[]>(
-			await apiRequest.call(this, { method: 'GET', path: SERVICE.paths.senderIds, auth: 'apiKey', itemIndex: i }),
-		);
-		const matching = (Array.isArray(all) ? all : []).filter(
+		const matching = (await listSenderIds(this, i)).filter(
 			(s) =>
 				(!filters.country || (s.countries as string[] | undefined)?.includes(filters.country as string)) &&
 				(!filters.status || s.status === filters.status),

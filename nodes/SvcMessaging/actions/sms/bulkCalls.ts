@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { LedgerEntry, SendLedger } from '../../helpers/sendLedger';
-import { unknownOutcome, unknownOutcomeError } from '../../helpers/sendRecovery';
-import { failureOf, type ItemFailure } from '../../helpers/sending';
+import type { LedgerEntry, SendLedger } from '../../sending/ledger';
+import { failureOf, type ItemFailure } from '../../sending/outcomes';
+import { unknownOutcome, unknownOutcomeError } from '../../sending/recovery';
 import { mayHaveBeenProcessed } from '../../transport/errors';
 import { apiRequest, unwrap } from '../../transport/request';
 import { SERVICE } from '../../transport/service';

@@ -1,12 +1,12 @@
-import { createHash } from 'crypto';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { createHash } from 'crypto';
 
-import { perItemParameter } from '../../helpers/parameters';
-import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
-import { placeholdersOf } from '../../helpers/segments';
-import { failureOf, type ItemFailure } from '../../helpers/sending';
-import { failItem } from '../../helpers/validation';
+import { failItem } from '../../rules/fields';
+import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
+import { placeholdersOf } from '../../rules/segments';
+import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import { SMS_LIMITS } from '../../transport/service';
+import { perItemParameter } from '../parameters';
 import { futureTime, senderIdSchema } from './send.operation';
 
 /**

@@ -1,8 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { apiRequest, unwrap } from '../../transport/request';
-import { DELIVERY_WAIT, SERVICE } from '../../transport/service';
+import { getMessage } from '../../api/sms';
+import { DELIVERY_WAIT } from '../../transport/service';
 import { afterFailedLookup, isWaiting, withStatus } from './deliveryOutcome';
 
 /**
@@ -20,14 +20,7 @@ export async function lookUpWaiting(
 		items.map(async (item, i) => {
 			if (!isWaiting(item)) return item;
 			try {
-				const message = unwrap<IDataObject>(
-					await apiRequest.call(ctx, {
-						method: 'GET',
-						path: SERVICE.paths.message(String(item.json.messageId)),
-						auth: 'apiKey',
-						itemIndex: i,
-					}),
-				);
+				const message = await getMessage(ctx, String(item.json.messageId), i);
 				if (typeof message?.status !== 'string') return item;
 				if (awaitFailureReports && message.status === 'FAILED') return afterFailedLookup(item, message, DELIVERY_WAIT.failureReasonGraceMs);
 				return withStatus(item, message);

@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toLocalDate } from '../../helpers/dateTime';
-import { mapItems } from '../../helpers/itemResults';
-import { failItem } from '../../helpers/validation';
-import { apiRequest, unwrap } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { getDeliveryRates } from '../../api/sms';
+import { toLocalDate } from '../../rules/dateTime';
+import { failItem } from '../../rules/fields';
+import { mapItems } from '../executor';
 
 const properties: INodeProperties[] = [
 	{
@@ -51,8 +50,6 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		if (qs.startDate && qs.endDate && String(qs.startDate) > String(qs.endDate)) {
 			failItem(this.getNode(), i, '"Start Date" must not be after "End Date"');
 		}
-		return unwrap<IDataObject>(
-			await apiRequest.call(this, { method: 'GET', path: SERVICE.paths.deliveryRates, auth: 'apiKey', qs, itemIndex: i }),
-		);
+		return await getDeliveryRates(this, qs, i);
 	});
 }

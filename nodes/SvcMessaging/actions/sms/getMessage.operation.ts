@@ -1,10 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { mapItems } from '../../helpers/itemResults';
-import { failItem } from '../../helpers/validation';
-import { apiRequest, unwrap } from '../../transport/request';
-import { SERVICE } from '../../transport/service';
+import { getMessage } from '../../api/sms';
+import { failItem } from '../../rules/fields';
+import { mapItems } from '../executor';
 
 const properties: INodeProperties[] = [
 	{
@@ -23,8 +22,6 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await mapItems(this, items, async (i) => {
 		const messageId = String(this.getNodeParameter('messageId', i)).trim();
 		if (!messageId) failItem(this.getNode(), i, '"Message ID" must not be empty');
-		return unwrap<IDataObject>(
-			await apiRequest.call(this, { method: 'GET', path: SERVICE.paths.message(messageId), auth: 'apiKey', itemIndex: i }),
-		);
+		return await getMessage(this, messageId, i);
 	});
 }

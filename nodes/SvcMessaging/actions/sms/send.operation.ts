@@ -2,14 +2,13 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { assertBalance } from '../../helpers/balance';
-import { perItemParameter } from '../../helpers/parameters';
-import { normalizePhoneNumber, type NumberCheck } from '../../helpers/phone';
-import { analyzeMessage, type MessageStats } from '../../helpers/segments';
-import { postOnce, prepareAll, type PreparedOrFailed, type PreparedPost } from '../../helpers/postOnce';
-import { failItem, parseItem } from '../../helpers/validation';
-import { toUtcIso } from '../../helpers/dateTime';
-import { getServiceCredentials } from '../../transport/request';
+import { toUtcIso } from '../../rules/dateTime';
+import { failItem, parseItem } from '../../rules/fields';
+import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
+import { analyzeMessage, type MessageStats } from '../../rules/segments';
+import { assertBalance } from '../../sending/balance';
+import { postOnce, prepareAll, type PreparedOrFailed, type PreparedPost } from '../../sending/round';
+import { getServiceCredentials } from '../../transport/credentials';
 import { SERVICE, SMS_LIMITS } from '../../transport/service';
 import {
 	checkBalanceField,
@@ -19,6 +18,7 @@ import {
 	scheduledAtOption,
 	senderIdLocator,
 } from '../common.descriptions';
+import { perItemParameter } from '../parameters';
 
 /** Recipient, text and sender: the same fields in Send and in Send and Wait for Delivery. */
 export const messageFields: INodeProperties[] = [

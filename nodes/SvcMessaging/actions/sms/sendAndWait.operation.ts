@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { getServiceCredentials } from '../../transport/request';
+import { getServiceCredentials } from '../../transport/credentials';
 import { DELIVERY_WAIT } from '../../transport/service';
 import {
 	checkBalanceField,

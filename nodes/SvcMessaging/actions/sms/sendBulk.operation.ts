@@ -1,15 +1,16 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { reserveAgentMessages } from '../../helpers/agentCap';
-import { assertBalance } from '../../helpers/balance';
-import { analyzeMessage, fillPlaceholders } from '../../helpers/segments';
-import { messageIdentities } from '../../helpers/sendLedger';
-import { openLedger } from '../../helpers/sendRecovery';
-import { finishSend, outputFailure, type ItemFailure } from '../../helpers/sending';
+import { reserveAgentMessages } from '../../aiTool/agentCap';
+import { analyzeMessage, fillPlaceholders } from '../../rules/segments';
+import { assertBalance } from '../../sending/balance';
+import { messageIdentities } from '../../sending/ledger';
+import { finishSend, outputFailure, type ItemFailure } from '../../sending/outcomes';
+import { openLedger } from '../../sending/recovery';
+import { getServiceCredentials, planLimits } from '../../transport/credentials';
 import { serviceErrorCode } from '../../transport/errors';
+import { connectKeyLimiter } from '../../transport/request';
 import { inWindow, requestWindow } from '../../transport/requestWindow';
-import { connectKeyLimiter, getServiceCredentials, planLimits } from '../../transport/request';
 import {
 	checkBalanceField,
 	defaultCountryOption,

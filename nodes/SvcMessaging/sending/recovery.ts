@@ -1,10 +1,10 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { getServiceCredentials } from '../transport/credentials';
 import { RedisUnavailable } from '../transport/redis';
-import { getServiceCredentials } from '../transport/request';
-import { openSendLedger, type LedgerEntry, type SendLedger } from './sendLedger';
-import type { ItemFailure } from './sending';
+import { openSendLedger, type LedgerEntry, type SendLedger } from './ledger';
+import type { ItemFailure } from './outcomes';
 
 /**
  * The send ledger of an API-key send (Send, Send Bulk, Chat Message → Send). When its Redis cannot

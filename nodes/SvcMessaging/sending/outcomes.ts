@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { rejectedItem, wrapError } from './itemResults';
+import { rejectedItem, wrapError } from '../actions/executor';
 
 export interface ItemFailure {
 	itemIndex: number;

@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { reserveAgentMessages } from '../aiTool/agentCap';
 import { mayHaveBeenProcessed } from '../transport/errors';
 import { apiRequest, connectKeyLimiter, unwrap } from '../transport/request';
-import { reserveAgentMessages } from './agentCap';
-import { messageIdentities } from './sendLedger';
-import { openLedger, unknownOutcome, unknownOutcomeError } from './sendRecovery';
-import { failureOf, finishSend, outputFailure, type ItemFailure } from './sending';
+import { messageIdentities } from './ledger';
+import { failureOf, finishSend, outputFailure, type ItemFailure } from './outcomes';
+import { openLedger, unknownOutcome, unknownOutcomeError } from './recovery';
 
 /** One item's request, built and checked before anything is sent. */
 export interface PreparedPost {

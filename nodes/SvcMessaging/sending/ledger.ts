@@ -1,5 +1,5 @@
-import { randomUUID } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { randomUUID } from 'crypto';
 
 import { digest, redisClient, sharedLimitOf, type SharedLimitConfig } from '../transport/redis';
 

@@ -1,14 +1,12 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { apiRequest, unwrap } from '../transport/request';
-import { SERVICE } from '../transport/service';
+import { getBalance } from '../api/account';
+import { INSUFFICIENT_CREDITS, withErrorCode } from '../transport/errors';
 
 /** Stops before anything is sent when the account has fewer credits than the estimate. */
 export async function assertBalance(ctx: IExecuteFunctions, creditsNeeded: number): Promise<number> {
-	const balance = unwrap<IDataObject>(
-		await apiRequest.call(ctx, { method: 'GET', path: SERVICE.paths.balance, auth: 'account' }),
-	);
+	const balance = await getBalance(ctx);
 	const available = Number(balance?.credits);
 	if (!Number.isFinite(available)) {
 		throw new NodeOperationError(ctx.getNode(), 'Could not read the account balance: the service answered without a "credits" figure', {
@@ -16,11 +14,12 @@ export async function assertBalance(ctx: IExecuteFunctions, creditsNeeded: numbe
 		});
 	}
 	if (available < creditsNeeded) {
-		throw new NodeOperationError(
+		const error = new NodeOperationError(
 			ctx.getNode(),
 			`INSUFFICIENT_CREDITS: this send needs about ${creditsNeeded} credits but the account has ${available}. Nothing was sent.`,
 			{ description: 'Top up credits in the dashboard. The estimate counts one credit per SMS segment of each message.' },
 		);
+		throw withErrorCode(error, INSUFFICIENT_CREDITS);
 	}
 	return available;
 }

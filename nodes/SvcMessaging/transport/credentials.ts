@@ -1,0 +1,82 @@
+import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { PLANS, type PlanLimits, type PlanName } from './service';
+
+export type SvcContext = IExecuteFunctions | ILoadOptionsFunctions;
+
+/** K endpoints use the API key; J endpoints (campaigns, balance) the account login's JWT. */
+export type AuthKind = 'apiKey' | 'account';
+
+export const CREDENTIAL_TYPES: Record<AuthKind, string> = {
+	apiKey: 'svcMessagingApi',
+	account: 'svcMessagingAccountApi',
+};
+
+const CREDENTIAL_NAMES: Record<AuthKind, string> = {
+	apiKey: 'SVC Messaging API (API key)',
+	account: 'SVC Messaging Account API (email and password)',
+};
+
+/**
+ * Credentials read in this node run, by kind. In n8n each read is a database query and a
+ * decryption; a send of 10,000 items made two per request. Keyed by the node's context, so the
+ * entries go with the run and never cross executions.
+ */
+const readInRun = new WeakMap<SvcContext, Map<AuthKind, Promise<IDataObject>>>();
+
+/** The credential of `auth`, read once per node run; a missing credential says which to select. */
+export async function getServiceCredentials(this: SvcContext, auth: AuthKind): Promise<IDataObject> {
+	let byKind = readInRun.get(this);
+	if (!byKind) readInRun.set(this, (byKind = new Map()));
+	let read = byKind.get(auth);
+	if (!read) {
+		read = readCredential(this, auth);
+		byKind.set(auth, read);
+		read.catch(() => byKind!.delete(auth));
+	}
+	return await read;
+}
+
+async function readCredential(ctx: SvcContext, auth: AuthKind): Promise<IDataObject> {
+	try {
+		return await ctx.getCredentials(CREDENTIAL_TYPES[auth]);
+	} catch (error) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`This operation needs the ${CREDENTIAL_NAMES[auth]} credential: select one in the node's credential field`,
+			{ description: (error as Error).message },
+		);
+	}
+}
+
+/**
+ * The already-read credential in the form n8n's `httpRequestWithAuthentication` accepts, so that
+ * it applies the credential's authentication (and the account login) without reading it again.
+ * The account login's fresh token is written into the same object, so later requests reuse it.
+ */
+export function decryptedFor(ctx: SvcContext, auth: AuthKind, data: IDataObject): { credentialsDecrypted: ICredentialsDecrypted } {
+	const type = CREDENTIAL_TYPES[auth];
+	const chosen = ctx.getNode().credentials?.[type];
+	return { credentialsDecrypted: { id: chosen?.id ?? '', name: chosen?.name ?? type, type, data: data as ICredentialsDecrypted['data'] } };
+}
+
+export function planLimits(credentials: IDataObject): PlanLimits {
+	const plan = (credentials.plan ?? 'free') as PlanName;
+	if (plan === 'enterprise') {
+		return {
+			requestsPerSecond: Math.max(1, Number(credentials.requestsPerSecond) || 1),
+			recipientsPerCall: Math.max(1, Number(credentials.recipientsPerCall) || 1),
+		};
+	}
+	return PLANS[plan] ?? PLANS.free;
+}
+
+export function baseUrlOf(credentials: IDataObject): string {
+	return String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+}
+
+/** Whether the API key is a sandbox key (nothing is delivered; the outputs say so). */
+export function isSandboxKey(credentials: IDataObject): boolean {
+	return String(credentials.apiKey ?? '').startsWith('svc_test_');
+}
