@@ -1,29 +1,48 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { serviceErrorCode } from '../transport/errors';
+import { failureOf, type ItemFailure } from '../sending/outcomes';
+import { wrapError } from '../transport/errors';
 
-export function wrapError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		error.context.itemIndex ??= itemIndex;
-		return error;
-	}
-	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+/**
+ * How an operation runs, chosen by what its file exports:
+ * - a lookup exports `execute(i)`: one item's result (or a list of results);
+ * - a send exports `prepare(i)` (reads and checks one item, sends nothing) and `send(prepared)`,
+ *   so that every item is checked before anything is sent; Send and Wait also exports `resume`,
+ *   which takes over when the items are a waiting execution's messages.
+ */
+export interface LookupOperation {
+	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]>;
+}
+
+export interface SendOperation<P = unknown> {
+	prepare(this: IExecuteFunctions, itemIndex: number): Promise<P>;
+	send(this: IExecuteFunctions, prepared: Array<P | ItemFailure>, items: INodeExecutionData[]): Promise<INodeExecutionData[] | INodeExecutionData[][]>;
+	resume?(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][] | undefined>;
+	/** whether `send` answers with several outputs (Send and Wait: Delivered, Not Delivered) */
+	multipleOutputs?: boolean;
+}
+
+export type Operation = LookupOperation | SendOperation;
+
+/** Runs an operation over the input items: the one per-item loop of the node. */
+export async function runOperation(ctx: IExecuteFunctions, operation: Operation, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	if (!('prepare' in operation)) return [await lookupEach(ctx, items, operation)];
+	const resumed = operation.resume ? await operation.resume.call(ctx, items) : undefined;
+	if (resumed) return resumed;
+	const prepared = await prepareEach(ctx, items, async (i) => await operation.prepare.call(ctx, i));
+	const output = await operation.send.call(ctx, prepared, items);
+	return operation.multipleOutputs ? (output as INodeExecutionData[][]) : [output as INodeExecutionData[]];
 }
 
 /**
- * For operations that send nothing (lookups, lists, deletes): each item's result or, with
- * "Continue On Fail", n8n's usual `{ error }` item; every output item is paired to its input.
+ * Lookups, lists and deletes: each item's result or, with "Continue On Fail", n8n's usual
+ * `{ error }` item; every output item is paired to its input.
  */
-export async function mapItems(
-	ctx: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: (itemIndex: number) => Promise<IDataObject | IDataObject[]>,
-): Promise<INodeExecutionData[]> {
+async function lookupEach(ctx: IExecuteFunctions, items: INodeExecutionData[], operation: LookupOperation): Promise<INodeExecutionData[]> {
 	const out: INodeExecutionData[] = [];
 	for (let i = 0; i < items.length; i++) {
 		try {
-			const result = await run(i);
+			const result = await operation.execute.call(ctx, i);
 			for (const json of Array.isArray(result) ? result : [result]) {
 				out.push({ json, pairedItem: { item: i } });
 			}
@@ -37,28 +56,24 @@ export async function mapItems(
 }
 
 /**
- * A message that was not accepted. Deliberately no `json.error`: n8n's "Retry On Fail" re-runs the
- * whole node when the first output item has one, which would re-send every accepted message.
- * n8n's `error` property is set only for "On Error → Continue (using error output)": it routes the
- * item to the error output, but n8n also replaces the item's fields with `{ error }`, which would
- * drop `accepted`, `errorCode` and the phone number from the regular output.
+ * Prepares every item first: nothing is sent while any item is invalid (unless Continue On
+ * Fail, when the invalid items go to `send` as failures, to be output as rejected items).
  */
-export function rejectedItem(
-	error: NodeApiError | NodeOperationError,
-	itemIndex: number,
-	extra: IDataObject = {},
-	toErrorOutput = false,
-): INodeExecutionData {
-	const code = serviceErrorCode(error);
-	return {
-		json: {
-			accepted: false,
-			...extra,
-			errorCode: code ?? 'VALIDATION_ERROR',
-			errorMessage: error.message,
-			...(error.description ? { errorDescription: error.description } : {}),
-		},
-		...(toErrorOutput ? { error } : {}),
-		pairedItem: { item: itemIndex },
-	};
+async function prepareEach<P>(ctx: IExecuteFunctions, items: INodeExecutionData[], prepare: (i: number) => Promise<P>): Promise<Array<P | ItemFailure>> {
+	const prepared: Array<P | ItemFailure> = [];
+	for (let i = 0; i < items.length; i++) {
+		try {
+			prepared.push(await prepare(i));
+		} catch (error) {
+			prepared.push(failureOf(ctx, error, i));
+		}
+	}
+	const invalid = prepared.find(isFailure);
+	if (invalid && !ctx.continueOnFail()) throw invalid.error;
+	return prepared;
+}
+
+/** A prepared item that failed its checks. */
+export function isFailure(prepared: unknown): prepared is ItemFailure {
+	return typeof prepared === 'object' && prepared !== null && 'error' in prepared && 'itemIndex' in prepared && !('body' in prepared);
 }

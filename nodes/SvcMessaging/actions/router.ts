@@ -5,26 +5,23 @@ import * as account from './account';
 import * as campaign from './campaign';
 import * as chatMessage from './chatMessage';
 import * as chatTemplate from './chatTemplate';
+import { runOperation, type Operation } from './executor';
 import * as senderId from './senderId';
 import * as sms from './sms';
 
-type Operation =
-	| { execute: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>; multipleOutputs?: false }
-	| { execute: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[][]>; multipleOutputs: true };
+const resources = { account, campaign, chatMessage, chatTemplate, senderId, sms } as unknown as Record<string, Record<string, unknown>>;
 
-const resources = { account, campaign, chatMessage, chatTemplate, senderId, sms } as unknown as Record<
-	string,
-	Record<string, Operation | unknown>
->;
+function isOperation(candidate: unknown): candidate is Operation {
+	const op = candidate as Partial<Record<'execute' | 'prepare' | 'send', unknown>> | undefined;
+	return typeof op?.execute === 'function' || (typeof op?.prepare === 'function' && typeof op?.send === 'function');
+}
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const handler = resources[resource]?.[operation] as Operation | undefined;
-	if (!handler || typeof handler.execute !== 'function') {
+	const handler = resources[resource]?.[operation];
+	if (!isOperation(handler)) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported for the resource "${resource}"`);
 	}
-	if (handler.multipleOutputs) return await handler.execute.call(this, items);
-	return [await handler.execute.call(this, items)];
+	return await runOperation(this, handler, this.getInputData());
 }

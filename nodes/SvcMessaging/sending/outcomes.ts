@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { rejectedItem, wrapError } from '../actions/executor';
+import { serviceErrorCode, wrapError } from '../transport/errors';
 
 export interface ItemFailure {
 	itemIndex: number;
@@ -47,4 +47,31 @@ export function failureOf(ctx: IExecuteFunctions, error: unknown, itemIndex: num
 
 export function outputFailure(ctx: IExecuteFunctions, failure: ItemFailure, extra: IDataObject = {}): INodeExecutionData {
 	return rejectedItem(failure.error, failure.itemIndex, extra, ctx.getNode().onError === 'continueErrorOutput');
+}
+
+/**
+ * A message that was not accepted. Deliberately no `json.error`: n8n's "Retry On Fail" re-runs the
+ * whole node when the first output item has one, which would re-send every accepted message.
+ * n8n's `error` property is set only for "On Error → Continue (using error output)": it routes the
+ * item to the error output, but n8n also replaces the item's fields with `{ error }`, which would
+ * drop `accepted`, `errorCode` and the phone number from the regular output.
+ */
+export function rejectedItem(
+	error: NodeApiError | NodeOperationError,
+	itemIndex: number,
+	extra: IDataObject = {},
+	toErrorOutput = false,
+): INodeExecutionData {
+	const code = serviceErrorCode(error);
+	return {
+		json: {
+			accepted: false,
+			...extra,
+			errorCode: code ?? 'VALIDATION_ERROR',
+			errorMessage: error.message,
+			...(error.description ? { errorDescription: error.description } : {}),
+		},
+		...(toErrorOutput ? { error } : {}),
+		pairedItem: { item: itemIndex },
+	};
 }

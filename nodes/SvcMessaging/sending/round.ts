@@ -1,94 +1,92 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { reserveAgentMessages } from '../aiTool/agentCap';
 import { mayHaveBeenProcessed } from '../transport/errors';
-import { apiRequest, connectKeyLimiter, unwrap } from '../transport/request';
-import { messageIdentities } from './ledger';
-import { failureOf, finishSend, outputFailure, type ItemFailure } from './outcomes';
+import { connectKeyLimiter } from '../transport/request';
+import { assertBalance } from './balance';
+import { openSendLedger, type LedgerEntry } from './ledger';
+import type { ItemFailure } from './outcomes';
 import { openLedger, unknownOutcome, unknownOutcomeError } from './recovery';
 
-/** One item's request, built and checked before anything is sent. */
-export interface PreparedPost {
-	body: IDataObject;
-	/** what identifies the message in the send ledger, when not the whole body */
-	ledgerBody?: IDataObject;
-	/** the output item's json from the service's `data` */
-	output: (data: IDataObject) => IDataObject;
-	/** fields that identify the item in a rejected output item */
-	identity: IDataObject;
+/** One message (or campaign) of a send, under its identity in the send ledger. */
+export interface SendUnit {
+	itemIndex: number;
+	identity: string;
 }
 
-export type PreparedOrFailed = PreparedPost | ItemFailure;
+export type UnitOutcome = { ok: true; json: IDataObject } | { ok: false; failure: ItemFailure };
 
-/** Prepares every item first: nothing is sent while any item is invalid (unless Continue On Fail). */
-export async function prepareAll(
-	ctx: IExecuteFunctions,
-	items: INodeExecutionData[],
-	prepare: (itemIndex: number) => Promise<PreparedPost>,
-): Promise<PreparedOrFailed[]> {
-	const prepared: PreparedOrFailed[] = [];
-	for (let i = 0; i < items.length; i++) {
-		try {
-			prepared.push(await prepare(i));
-		} catch (error) {
-			prepared.push(failureOf(ctx, error, i));
-		}
-	}
-	const invalid = prepared.filter((p): p is ItemFailure => 'error' in p);
-	if (invalid.length && !ctx.continueOnFail()) throw invalid[0].error;
-	return prepared;
+/** Records what the service answered for these units, as soon as it answered. */
+export type Settle<U> = (results: Array<[unit: U, outcome: UnitOutcome]>) => Promise<void>;
+
+export interface RoundOptions<U extends SendUnit> {
+	/**
+	 * `apiKey`: the API key's ledger (in Redis too when the limit is shared), the key's limiter and
+	 * the agents' message cap. `account`: campaigns, whose ledger stays in this process.
+	 */
+	kind: 'apiKey' | 'account';
+	/** "Check Balance Before Sending": the estimate, checked before anything else */
+	creditsNeeded?: number;
+	/** whether a unit an earlier try may have sent is sent again ("Resend Messages With Unknown Outcome") */
+	resendUnknown: boolean;
+	/** report a unit accepted before with its earlier output as it is, without `alreadySent: true` */
+	repeatedAsIs?: boolean;
+	/** the refusal of a unit an earlier try may have sent (default: unknownOutcomeError) */
+	refuseUnknown?: (earlier: LedgerEntry & { outcome: 'unknown' }, unit: U) => NodeApiError | NodeOperationError;
+	/** posts the pending units (each once) and settles each as its answer arrives */
+	post: (pending: U[], settle: Settle<U>) => Promise<void>;
 }
+
+/** What the operation makes of the outcomes; it throws when the run fails (see finishSend). */
+export type Conclude<T> = (outcomes: UnitOutcome[]) => T;
 
 /**
- * POSTs each prepared item once. The send ledger remembers what was accepted (or may have been):
- * n8n's Retry On Fail and an execution retry then report it again (`alreadySent: true`) instead of
- * sending it a second time; a message whose earlier outcome is unknown is reported, and sent again
- * only with "Resend Messages With Unknown Outcome".
+ * The send-once round, the only place that decides whether a message goes out:
+ * balance (when asked) → ledger look-up → skip what an earlier try sent, refuse what it may have
+ * sent → the agents' message cap → post → record each outcome as it arrives.
+ *
+ * A unit accepted before is reported again (`alreadySent: true`); one whose earlier outcome is
+ * unknown (timeout, dropped connection, 5xx) is refused unless `resendUnknown`. `conclude` gets
+ * each unit's outcome in the order of `units`; only when it returns (the run did not fail) is the
+ * run marked finished in the ledger, so that an execution retry of a failed run finds its sends.
  */
-export async function postOnce(
+export async function sendOnce<U extends SendUnit, T>(
 	ctx: IExecuteFunctions,
-	prepared: PreparedOrFailed[],
-	path: string,
-	noun: string,
-	identityOfInvalid: (itemIndex: number) => IDataObject,
-): Promise<INodeExecutionData[]> {
-	await connectKeyLimiter.call(ctx);
-	const ledger = await openLedger(ctx);
-	const resendUnknown = ctx.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean;
-	const identities = messageIdentities(prepared.map((p) => ('error' in p ? '' : JSON.stringify(p.ledgerBody ?? p.body))));
-	const known = ledger.consult ? await ledger.lookup(identities) : [];
-	const failures: ItemFailure[] = prepared.filter((p): p is ItemFailure => 'error' in p);
+	units: U[],
+	options: RoundOptions<U>,
+	conclude: Conclude<T>,
+): Promise<T> {
+	if (options.creditsNeeded !== undefined) await assertBalance(ctx, options.creditsNeeded);
+	const apiKey = options.kind === 'apiKey';
+	if (apiKey) await connectKeyLimiter.call(ctx);
+	const ledger = apiKey ? await openLedger(ctx) : await openSendLedger(ctx);
+	const known = ledger.consult ? await ledger.lookup(units.map((u) => u.identity)) : [];
+	const outcomes = new Map<U, UnitOutcome>();
+	const pending: U[] = [];
+	units.forEach((unit, n) => {
+		const earlier = known[n];
+		if (earlier?.outcome === 'accepted') {
+			outcomes.set(unit, { ok: true, json: options.repeatedAsIs ? earlier.json : { ...earlier.json, alreadySent: true } });
+		} else if (earlier?.outcome === 'unknown' && !options.resendUnknown) {
+			const error = options.refuseUnknown?.(earlier, unit) ?? unknownOutcomeError(ctx, earlier, unit.itemIndex);
+			outcomes.set(unit, { ok: false, failure: { itemIndex: unit.itemIndex, error } });
+		} else {
+			pending.push(unit);
+		}
+	});
 	// As an AI tool: what this call sends counts against the execution's message cap (or is refused).
-	const cap = reserveAgentMessages(ctx, prepared.filter((p, i) => !('error' in p) && known[i]?.outcome !== 'accepted').length);
-	let accepted = 0;
-	const output = await Promise.all(
-		prepared.map(async (p, i): Promise<INodeExecutionData> => {
-			if ('error' in p) return outputFailure(ctx, p, identityOfInvalid(i));
-			const earlier = known[i];
-			if (earlier?.outcome === 'accepted') {
-				accepted++;
-				return { json: { ...earlier.json, alreadySent: true }, pairedItem: { item: i } };
-			}
-			try {
-				if (earlier?.outcome === 'unknown' && !resendUnknown) throw unknownOutcomeError(ctx, earlier, i);
-				const data = unwrap<IDataObject>(
-					await apiRequest.call(ctx, { method: 'POST', path, auth: 'apiKey', body: p.body, itemIndex: i }),
-				);
-				const json = p.output(data ?? {});
-				await ledger.record([[identities[i], { outcome: 'accepted', json }]]);
-				accepted++;
-				return { json, pairedItem: { item: i } };
-			} catch (error) {
-				const failure = failureOf(ctx, error, i);
-				if (mayHaveBeenProcessed(failure.error)) await ledger.record([[identities[i], unknownOutcome(failure)]]);
-				else cap.release();
-				failures.push(failure);
-				return outputFailure(ctx, failure, p.identity);
-			}
-		}),
-	);
-	failures.sort((a, b) => a.itemIndex - b.itemIndex);
-	const result = finishSend(ctx, output, failures, accepted, noun);
+	const cap = apiKey ? reserveAgentMessages(ctx, pending.length) : undefined;
+	await options.post(pending, async (results) => {
+		const entries: Array<[string, LedgerEntry]> = [];
+		for (const [unit, outcome] of results) {
+			outcomes.set(unit, outcome);
+			if (outcome.ok) entries.push([unit.identity, { outcome: 'accepted', json: outcome.json }]);
+			else if (mayHaveBeenProcessed(outcome.failure.error)) entries.push([unit.identity, unknownOutcome(outcome.failure)]);
+			else cap?.release();
+		}
+		await ledger.record(entries);
+	});
+	const result = conclude(units.map((unit) => outcomes.get(unit)!));
 	await ledger.finish();
 	return result;
 }

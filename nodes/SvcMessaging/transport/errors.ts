@@ -1,5 +1,5 @@
-import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /** What to do about each service error code, shown as the error's description. */
 const HINTS: Record<string, string> = {
@@ -114,3 +114,12 @@ export const LOGIN_FAILED = 'LOGIN_FAILED';
 
 /** This package's own account-balance check: the account has fewer credits than the estimate. */
 export const INSUFFICIENT_CREDITS = 'INSUFFICIENT_CREDITS';
+
+/** Any error of an item as the node error n8n shows, with the item's index. */
+export function wrapError(ctx: Pick<IExecuteFunctions, 'getNode'>, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.context.itemIndex ??= itemIndex;
+		return error;
+	}
+	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+}

@@ -1,8 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getBalance } from '../../api/account';
-import { mapItems } from '../executor';
 
 const properties: INodeProperties[] = [
 	{
@@ -16,10 +15,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['account'], operation: ['getBalance'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		// README → Assumptions: `{ success, data: { credits, updatedAt } }`; the data is returned as it is.
-		const balance = await getBalance(this, i);
-		return balance && typeof balance === 'object' && !Array.isArray(balance) ? balance : { balance };
-	});
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	// README → Assumptions: `{ success, data: { credits, updatedAt } }`; the data is returned as it is.
+	const balance = await getBalance(this, i);
+	return balance && typeof balance === 'object' && !Array.isArray(balance) ? balance : { balance };
 }

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { analyzeMessage } from '../../rules/segments';
 import { assertBalance } from '../../sending/balance';
 import { INSUFFICIENT_CREDITS, ownErrorCode } from '../../transport/errors';
-import { wrapError } from '../executor';
+import { wrapError } from '../../transport/errors';
 
 export const balanceCheckField = (what: string): INodeProperties => ({
 	displayName: 'Check Balance Before Sending',

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { failItem } from '../../rules/fields';
 import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
+import { senderIdSchema } from '../../rules/smsFields';
 import { SMS_LIMITS } from '../../transport/service';
 import { senderIdLocator } from '../common.descriptions';
-import { senderIdSchema } from '../sms/send.operation';
 
 export const campaignIdLocator = (description: string): INodeProperties => ({
 	displayName: 'Campaign',

@@ -3,7 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { getCampaign } from '../../api/campaigns';
 import { serviceErrorCode } from '../../transport/errors';
-import { wrapError } from '../executor';
+import { wrapError } from '../../transport/errors';
 
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'COMPLETED' | 'FAILED' | 'PAUSED' | 'CANCELLED';
 

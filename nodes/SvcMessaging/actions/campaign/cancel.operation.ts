@@ -1,8 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { cancelCampaign } from '../../api/campaigns';
-import { mapItems } from '../executor';
 import { campaignIdLocator, readCampaignId } from './campaignFields';
 import { campaignRequest } from './campaignStatus';
 
@@ -12,13 +11,12 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['cancel'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		const id = readCampaignId(this, i);
-		// No request body. The service answers with the campaign, now CANCELLED.
-		const cancelled: IDataObject = await campaignRequest(this, id, 'cancel', i, async () =>
-			await cancelCampaign(this, id, i),
-		);
-		return cancelled;
-	});
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	const id = readCampaignId(this, i);
+	// No request body. The service answers with the campaign, now CANCELLED.
+	const cancelled: IDataObject = await campaignRequest(this, id, 'cancel', i, async () =>
+		await cancelCampaign(this, id, i),
+	);
+	return cancelled;
 }

@@ -1,13 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { openSendLedger } from '../../sending/ledger';
+import type { ItemFailure } from '../../sending/outcomes';
+import { wrapError } from '../../transport/errors';
 import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
-import { mapItems, wrapError } from '../executor';
 import { balanceCheckField } from './campaignCredits';
 import { senderIdFields, useApiKeyField } from './campaignFields';
-import { itemNumbers, numbersOfAllItems, prepareCampaign, type RecipientsSource } from './createBody';
-import { createCampaign } from './createRequests';
+import { itemNumbers, numbersOfAllItems, prepareCampaign, type PreparedCampaign, type RecipientsSource } from './createBody';
+import { createCampaigns, type CampaignToCreate } from './createRequests';
 
 const properties: INodeProperties[] = [
 	{
@@ -111,31 +111,43 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['create'] } }, properties);
 
+/**
+ * One item's campaign, checked. With "One Number per Input Item" the single campaign for all
+ * items is checked as a whole in `send` (one error names every invalid number), so an item has
+ * nothing to check on its own.
+ */
+export async function prepare(this: IExecuteFunctions, i: number): Promise<PreparedCampaign | null> {
+	const source = this.getNodeParameter('recipientsSource', 0) as RecipientsSource;
+	return source === 'items' ? null : prepareCampaign(this, i, itemNumbers(this, source, i));
+}
+
+export async function send(
+	this: IExecuteFunctions,
+	prepared: Array<PreparedCampaign | null | ItemFailure>,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
+	if ((this.getNodeParameter('recipientsSource', 0) as RecipientsSource) === 'items') return await createFromAllItems(this, items);
+	const campaigns = prepared.map((p, i) => (p === null || 'error' in p ? p : { itemIndex: i, prepared: p }));
+	const outcomes = await createCampaigns(this, campaigns.filter((c): c is CampaignToCreate => c !== null && !('error' in c)));
+	return campaigns.map((c, i): INodeExecutionData => {
+		const outcome = c === null ? undefined : 'error' in c ? { ok: false as const, failure: c } : outcomes.get(c);
+		if (outcome?.ok) return { json: outcome.json, pairedItem: { item: i } };
+		const error = outcome?.failure.error;
+		return { json: { error: error?.message, description: error?.description ?? undefined }, pairedItem: { item: i } };
+	});
+}
+
 /** "One Number per Input Item": one campaign, so one output item paired to every input item. */
 async function createFromAllItems(ctx: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const pairedItem = items.map((_, item) => ({ item }));
 	try {
-		const numbers = numbersOfAllItems(ctx, items);
-		const ledger = await openSendLedger(ctx);
-		const json = await createCampaign(ctx, ledger, prepareCampaign(ctx, 0, numbers), 0);
-		await ledger.finish();
-		return [{ json, pairedItem }];
+		const campaign = { itemIndex: 0, prepared: prepareCampaign(ctx, 0, numbersOfAllItems(ctx, items)) };
+		const outcome = (await createCampaigns(ctx, [campaign])).get(campaign)!;
+		if (!outcome.ok) throw outcome.failure.error;
+		return [{ json: outcome.json, pairedItem }];
 	} catch (error) {
 		const wrapped = wrapError(ctx, error, 0);
 		if (!ctx.continueOnFail()) throw wrapped;
 		return [{ json: { error: wrapped.message, description: wrapped.description ?? undefined }, pairedItem }];
 	}
-}
-
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const source = this.getNodeParameter('recipientsSource', 0) as RecipientsSource;
-	if (source === 'items') return await createFromAllItems(this, items);
-	// Campaigns use the account login: their ledger stays in this process.
-	const ledger = await openSendLedger(this);
-	const output = await mapItems(this, items, async (i) => {
-		const numbers = itemNumbers(this, source, i);
-		return await createCampaign(this, ledger, prepareCampaign(this, i, numbers), i);
-	});
-	await ledger.finish();
-	return output;
 }

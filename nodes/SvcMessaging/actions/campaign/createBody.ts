@@ -4,8 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { failItem } from '../../rules/fields';
 import { normalizePhoneNumber } from '../../rules/phone';
 import { analyzeMessage } from '../../rules/segments';
+import { futureTime } from '../../rules/smsFields';
 import { perItemParameter } from '../parameters';
-import { futureTime } from '../sms/send.operation';
 import {
 	checkMessage,
 	checkName,

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { createCampaign as postCampaign, deleteCampaign, updateCampaign } from '../../api/campaigns';
-import { messageIdentities, type SendLedger } from '../../sending/ledger';
-import { mayHaveBeenProcessed } from '../../transport/errors';
-import { wrapError } from '../executor';
+import { messageIdentities } from '../../sending/ledger';
+import { sendOnce, type UnitOutcome } from '../../sending/round';
+import { wrapError } from '../../transport/errors';
 import { checkCampaignBalance, messagePreview } from './campaignCredits';
 import type { PreparedCampaign } from './createBody';
 
@@ -50,25 +50,46 @@ async function createChecked(ctx: IExecuteFunctions, p: PreparedCampaign, i: num
 	}
 }
 
-/** Creates one campaign; a retried node run returns the campaign it already created for the same payload. */
-export async function createCampaign(ctx: IExecuteFunctions, ledger: SendLedger, p: PreparedCampaign, i: number): Promise<IDataObject> {
-	const [identity] = messageIdentities([`${i}\u0000${JSON.stringify(p.body)}`]);
-	const [known] = ledger.consult ? await ledger.lookup([identity]) : [];
-	if (known?.outcome === 'accepted') return known.json;
-	if (known?.outcome === 'unknown') {
-		throw new NodeOperationError(ctx.getNode(), known.message, { itemIndex: i, description: known.description });
-	}
-	let campaign: IDataObject;
-	try {
-		campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await postCampaign(ctx, p.body, i);
-	} catch (error) {
-		const wrapped = wrapError(ctx, error, i);
-		if (mayHaveBeenProcessed(wrapped)) {
-			await ledger.record([[identity, { outcome: 'unknown', message: wrapped.message, description: wrapped.description ?? undefined }]]);
-		}
-		throw wrapped;
-	}
-	const json: IDataObject = { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients) };
-	await ledger.record([[identity, { outcome: 'accepted', json }]]);
-	return json;
+export interface CampaignToCreate {
+	itemIndex: number;
+	prepared: PreparedCampaign;
+}
+
+/**
+ * Creates the campaigns one after another through the send-once round: a retried node run returns
+ * the campaign it already created for the same item and payload. Without Continue On Fail the first
+ * failure stops the rest (nothing after it is created) and fails the node.
+ */
+export async function createCampaigns(ctx: IExecuteFunctions, campaigns: CampaignToCreate[]): Promise<Map<CampaignToCreate, UnitOutcome>> {
+	const units = campaigns.map((c) => ({ ...c, identity: messageIdentities([`${c.itemIndex}\u0000${JSON.stringify(c.prepared.body)}`])[0] }));
+	return await sendOnce(
+		ctx,
+		units,
+		{
+			kind: 'account',
+			resendUnknown: false,
+			repeatedAsIs: true,
+			refuseUnknown: (earlier, unit) =>
+				new NodeOperationError(ctx.getNode(), earlier.message, { itemIndex: unit.itemIndex, description: earlier.description }),
+			post: async (pending, settle) => {
+				for (const unit of pending) {
+					const { itemIndex: i, prepared: p } = unit;
+					let outcome: UnitOutcome;
+					try {
+						const campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await postCampaign(ctx, p.body, i);
+						outcome = { ok: true, json: { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients) } };
+					} catch (error) {
+						outcome = { ok: false, failure: { itemIndex: i, error: wrapError(ctx, error, i) } };
+					}
+					await settle([[unit, outcome]]);
+					if (!outcome.ok && !ctx.continueOnFail()) throw outcome.failure.error;
+				}
+			},
+		},
+		(outcomes) => {
+			const first = outcomes.find((o) => !o.ok);
+			if (first && !first.ok && !ctx.continueOnFail()) throw first.failure.error;
+			return new Map(units.map((unit, n) => [campaigns[n], outcomes[n]]));
+		},
+	);
 }

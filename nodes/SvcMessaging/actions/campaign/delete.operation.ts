@@ -1,8 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { deleteCampaign } from '../../api/campaigns';
-import { mapItems } from '../executor';
 import { campaignIdLocator, readCampaignId } from './campaignFields';
 import { campaignRequest } from './campaignStatus';
 
@@ -12,13 +11,12 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['delete'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		const id = readCampaignId(this, i);
-		const answer: IDataObject = await campaignRequest(this, id, 'delete', i, async () =>
-			await deleteCampaign(this, id, i),
-		);
-		// The service answers { id, deleted: true }; the ID is the campaign's number as the service reports it.
-		return { deleted: answer?.deleted !== false, id: answer?.id ?? Number(id) };
-	});
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	const id = readCampaignId(this, i);
+	const answer: IDataObject = await campaignRequest(this, id, 'delete', i, async () =>
+		await deleteCampaign(this, id, i),
+	);
+	// The service answers { id, deleted: true }; the ID is the campaign's number as the service reports it.
+	return { deleted: answer?.deleted !== false, id: answer?.id ?? Number(id) };
 }

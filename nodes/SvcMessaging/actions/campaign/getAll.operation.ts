@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { listCampaignsPage } from '../../api/campaigns';
@@ -6,7 +6,6 @@ import { readPages } from '../../api/pages';
 import { failItem } from '../../rules/fields';
 import { SERVICE } from '../../transport/service';
 import { returnAllOrLimit } from '../common.descriptions';
-import { mapItems } from '../executor';
 
 const STATUSES = ['CANCELLED', 'COMPLETED', 'DRAFT', 'FAILED', 'PAUSED', 'SCHEDULED', 'SENDING'];
 
@@ -34,22 +33,21 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['getAll'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		const returnAll = this.getNodeParameter('returnAll', i) as boolean;
-		const limit = returnAll ? Infinity : Math.floor(Number(this.getNodeParameter('limit', i)));
-		if (!(limit >= 1)) failItem(this.getNode(), i, '"Limit" must be a whole number of 1 or more');
-		const statuses = ((this.getNodeParameter('filters', i, {}) as IDataObject).status as string[] | undefined) ?? [];
-		// Page size = Limit (up to the service's maximum), so a Limit never loads more pages than it needs.
-		// With a status filter the number of pages needed is unknown: full pages then take the fewest requests.
-		const pageSize = statuses.length ? SERVICE.maxPageSize : Math.min(limit, SERVICE.maxPageSize);
-		const { rows } = await readPages(async (page, size) => await listCampaignsPage(this, page, size, i), {
-			pageSize,
-			// A campaign created while paging shifts the pages by one: skip what was already returned.
-			idOf: (campaign) => campaign.id,
-			keep: (campaign) => statuses.length === 0 || statuses.includes(String(campaign.status)),
-			enough: (kept) => kept.length >= limit,
-		});
-		return rows.slice(0, limit);
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	const returnAll = this.getNodeParameter('returnAll', i) as boolean;
+	const limit = returnAll ? Infinity : Math.floor(Number(this.getNodeParameter('limit', i)));
+	if (!(limit >= 1)) failItem(this.getNode(), i, '"Limit" must be a whole number of 1 or more');
+	const statuses = ((this.getNodeParameter('filters', i, {}) as IDataObject).status as string[] | undefined) ?? [];
+	// Page size = Limit (up to the service's maximum), so a Limit never loads more pages than it needs.
+	// With a status filter the number of pages needed is unknown: full pages then take the fewest requests.
+	const pageSize = statuses.length ? SERVICE.maxPageSize : Math.min(limit, SERVICE.maxPageSize);
+	const { rows } = await readPages(async (page, size) => await listCampaignsPage(this, page, size, i), {
+		pageSize,
+		// A campaign created while paging shifts the pages by one: skip what was already returned.
+		idOf: (campaign) => campaign.id,
+		keep: (campaign) => statuses.length === 0 || statuses.includes(String(campaign.status)),
+		enough: (kept) => kept.length >= limit,
 	});
+	return rows.slice(0, limit);
 }

@@ -1,11 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { updateCampaign } from '../../api/campaigns';
 import { failItem } from '../../rules/fields';
+import { futureTime } from '../../rules/smsFields';
 import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
-import { mapItems } from '../executor';
-import { futureTime } from '../sms/send.operation';
 import { messagePreview } from './campaignCredits';
 import {
 	campaignIdLocator,
@@ -130,13 +129,12 @@ function patchBody(ctx: IExecuteFunctions, i: number): IDataObject {
 	return body;
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		const id = readCampaignId(this, i);
-		const body = patchBody(this, i);
-		const campaign: IDataObject = await campaignRequest(this, id, 'update', i, async () =>
-			await updateCampaign(this, id, body, i),
-		);
-		return { ...campaign, ...messagePreview(campaign.message, campaign.totalRecipients) };
-	});
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	const id = readCampaignId(this, i);
+	const body = patchBody(this, i);
+	const campaign: IDataObject = await campaignRequest(this, id, 'update', i, async () =>
+		await updateCampaign(this, id, body, i),
+	);
+	return { ...campaign, ...messagePreview(campaign.message, campaign.totalRecipients) };
 }

@@ -4,7 +4,7 @@ import { CHAT_TEXT_LIMITS, mediaLinkProblem, verifyMediaLink, type MediaKind } f
 import { failItem } from '../../rules/fields';
 import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
 import { characterCount } from '../../rules/templateText';
-import type { PreparedPost } from '../../sending/round';
+import type { PreparedPost } from '../../sending/postEach';
 import { templateMessage, type TemplateCache } from './templateMessage';
 
 export const MEDIA_TYPES: MediaKind[] = ['image', 'document', 'video'];

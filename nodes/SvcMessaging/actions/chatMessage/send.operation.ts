@@ -1,13 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { sendChatMessage } from '../../api/chat';
 import { CHAT_TEXT_LIMITS } from '../../rules/chatMedia';
-import { postOnce, prepareAll } from '../../sending/round';
-import { getServiceCredentials } from '../../transport/credentials';
-import { SERVICE } from '../../transport/service';
+import { postEach, type PreparedOrFailed, type PreparedPost } from '../../sending/postEach';
+import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
 import { defaultCountryOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
-import { MEDIA_TYPES, newSendCache, prepareChatMessage } from './messageBody';
+import { MEDIA_TYPES, newSendCache, prepareChatMessage, type SendCache } from './messageBody';
 
 const properties: INodeProperties[] = [
 	{
@@ -155,11 +155,17 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['chatMessage'], operation: ['send'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const cache = newSendCache();
-	const prepared = await prepareAll(this, items, async (i) => await prepareChatMessage(this, cache, i));
-	const sandbox = String((await getServiceCredentials.call(this, 'apiKey')).apiKey ?? '').startsWith('svc_test_');
-	if (sandbox) {
+const caches = new WeakMap<IExecuteFunctions, SendCache>();
+
+/** One item's chat message, checked; templates and media links are looked up once per run. */
+export async function prepare(this: IExecuteFunctions, i: number): Promise<PreparedPost> {
+	let cache = caches.get(this);
+	if (!cache) caches.set(this, (cache = newSendCache()));
+	return await prepareChatMessage(this, cache, i);
+}
+
+export async function send(this: IExecuteFunctions, prepared: PreparedOrFailed[]): Promise<INodeExecutionData[]> {
+	if (isSandboxKey(await getServiceCredentials.call(this, 'apiKey'))) {
 		for (const p of prepared) {
 			if ('output' in p) {
 				const output = p.output;
@@ -167,7 +173,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			}
 		}
 	}
-	return await postOnce(this, prepared, SERVICE.paths.chatMessages, 'chat message', (i) => ({
-		phoneNumber: this.getNodeParameter('phoneNumber', i, ''),
-	}));
+	return await postEach(this, prepared, {
+		post: sendChatMessage,
+		noun: 'chat message',
+		identityOfInvalid: (i) => ({ phoneNumber: this.getNodeParameter('phoneNumber', i, '') }),
+	});
 }

@@ -4,7 +4,7 @@ import { getTemplate } from '../../api/chat';
 import { failItem } from '../../rules/fields';
 import { normalizeLanguageCode, variableFieldIds } from '../../rules/templateText';
 import { serviceErrorCode } from '../../transport/errors';
-import { wrapError } from '../executor';
+import { wrapError } from '../../transport/errors';
 
 /** Template name → its lookup, shared by the items of one execution (part of SendCache). */
 export type TemplateCache = Map<string, Promise<IDataObject>>;

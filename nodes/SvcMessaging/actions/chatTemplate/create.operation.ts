@@ -2,11 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { jsonParse, updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
+import { createTemplate } from '../../api/chat';
 import { failItem, parseItem } from '../../rules/fields';
 import { checkTemplateStructure, describeViolations } from '../../rules/templateRules';
 import { normalizeLanguageCode, TEMPLATE_CATEGORIES, TEMPLATE_LIMITS } from '../../rules/templateText';
-import { postOnce, prepareAll, type PreparedPost } from '../../sending/round';
-import { SERVICE } from '../../transport/service';
+import { postEach, type PreparedOrFailed, type PreparedPost } from '../../sending/postEach';
 import { languageDescription } from './descriptions';
 
 const properties: INodeProperties[] = [
@@ -214,7 +214,7 @@ function componentsFromJson(ctx: IExecuteFunctions, i: number): unknown {
 	return value;
 }
 
-function prepare(ctx: IExecuteFunctions, i: number): PreparedPost {
+function templateRequest(ctx: IExecuteFunctions, i: number): PreparedPost {
 	const node = ctx.getNode();
 	const head = parseItem(
 		node,
@@ -239,9 +239,15 @@ function prepare(ctx: IExecuteFunctions, i: number): PreparedPost {
 	return { body, identity: { name: head.name }, output: (data) => ({ ...data }) };
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const prepared = await prepareAll(this, items, async (i) => prepare(this, i));
-	return await postOnce(this, prepared, SERVICE.paths.chatTemplates, 'template', (i) => ({
-		name: this.getNodeParameter('templateName', i, ''),
-	}));
+/** One item's template, checked against every structure rule; nothing is sent. */
+export async function prepare(this: IExecuteFunctions, i: number): Promise<PreparedPost> {
+	return templateRequest(this, i);
+}
+
+export async function send(this: IExecuteFunctions, prepared: PreparedOrFailed[]): Promise<INodeExecutionData[]> {
+	return await postEach(this, prepared, {
+		post: createTemplate,
+		noun: 'template',
+		identityOfInvalid: (i) => ({ name: this.getNodeParameter('templateName', i, '') }),
+	});
 }

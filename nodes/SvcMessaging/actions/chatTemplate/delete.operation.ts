@@ -1,8 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { deleteTemplate } from '../../api/chat';
-import { mapItems } from '../executor';
 import { templateLocator } from './descriptions';
 import { templateNameOf } from './get.operation';
 
@@ -10,10 +9,9 @@ const properties: INodeProperties[] = [templateLocator('searchChatTemplates', 'T
 
 export const description = updateDisplayOptions({ show: { resource: ['chatTemplate'], operation: ['delete'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		const name = templateNameOf(this, i);
-		const data = await deleteTemplate(this, name, i);
-		return { deleted: true, name: (data?.name as string | undefined) ?? name };
-	});
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	const name = templateNameOf(this, i);
+	const data = await deleteTemplate(this, name, i);
+	return { deleted: true, name: (data?.name as string | undefined) ?? name };
 }

@@ -1,9 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTemplate } from '../../api/chat';
 import { failItem } from '../../rules/fields';
-import { mapItems } from '../executor';
 import { templateLocator } from './descriptions';
 
 const properties: INodeProperties[] = [templateLocator('searchChatTemplates', 'The template to look up')];
@@ -16,10 +15,9 @@ export function templateNameOf(ctx: IExecuteFunctions, i: number): string {
 	return name;
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		const template = await getTemplate(this, templateNameOf(this, i), i);
-		// Always present, so that workflows can branch on them: null until reviewed.
-		return { rejectedReason: null, approvedAt: null, ...template };
-	});
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	const template = await getTemplate(this, templateNameOf(this, i), i);
+	// Always present, so that workflows can branch on them: null until reviewed.
+	return { rejectedReason: null, approvedAt: null, ...template };
 }

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { listTemplatesPage } from '../../api/chat';
@@ -7,7 +7,6 @@ import { failItem } from '../../rules/fields';
 import { normalizeLanguageCode } from '../../rules/templateText';
 import { SERVICE } from '../../transport/service';
 import { returnAllOrLimit } from '../common.descriptions';
-import { mapItems } from '../executor';
 import { languageDescription } from './descriptions';
 
 const properties: INodeProperties[] = [
@@ -58,25 +57,24 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['chatTemplate'], operation: ['getAll'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
-		const returnAll = this.getNodeParameter('returnAll', i) as boolean;
-		const limit = returnAll ? Infinity : (this.getNodeParameter('limit', i) as number);
-		const qs: IDataObject = {};
-		if (filters.status) qs.status = filters.status;
-		if (filters.category) qs.category = filters.category;
-		if (filters.language) {
-			const language = normalizeLanguageCode(filters.language);
-			if (!language) failItem(this.getNode(), i, `"Language" filter must be a language code such as en, sw or en_US`);
-			qs.language = language;
-		}
-		// Pages as large as needed and no more: a limit of 30 is one request of 30.
-		const pageSize = Math.min(SERVICE.maxPageSize, Number.isFinite(limit) ? limit : SERVICE.maxPageSize);
-		const { rows } = await readPages(async (page, size) => await listTemplatesPage(this, { ...qs, page, limit: size }, i), {
-			pageSize,
-			enough: (read) => read.length >= limit,
-		});
-		return rows.slice(0, limit);
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
+	const returnAll = this.getNodeParameter('returnAll', i) as boolean;
+	const limit = returnAll ? Infinity : (this.getNodeParameter('limit', i) as number);
+	const qs: IDataObject = {};
+	if (filters.status) qs.status = filters.status;
+	if (filters.category) qs.category = filters.category;
+	if (filters.language) {
+		const language = normalizeLanguageCode(filters.language);
+		if (!language) failItem(this.getNode(), i, `"Language" filter must be a language code such as en, sw or en_US`);
+		qs.language = language;
+	}
+	// Pages as large as needed and no more: a limit of 30 is one request of 30.
+	const pageSize = Math.min(SERVICE.maxPageSize, Number.isFinite(limit) ? limit : SERVICE.maxPageSize);
+	const { rows } = await readPages(async (page, size) => await listTemplatesPage(this, { ...qs, page, limit: size }, i), {
+		pageSize,
+		enough: (read) => read.length >= limit,
 	});
+	return rows.slice(0, limit);
 }

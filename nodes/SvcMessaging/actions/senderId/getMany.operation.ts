@@ -1,10 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { listSenderIds } from '../../api/sms';
 import { SUPPORTED_COUNTRIES } from '../../rules/phone';
 import { returnAllOrLimit } from '../common.descriptions';
-import { mapItems } from '../executor';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -41,15 +40,14 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['senderId'], operation: ['getAll'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
-		const matching = (await listSenderIds(this, i)).filter(
-			(s) =>
-				(!filters.country || (s.countries as string[] | undefined)?.includes(filters.country as string)) &&
-				(!filters.status || s.status === filters.status),
-		);
-		const returnAll = this.getNodeParameter('returnAll', i) as boolean;
-		return returnAll ? matching : matching.slice(0, this.getNodeParameter('limit', i) as number);
-	});
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
+	const matching = (await listSenderIds(this, i)).filter(
+		(s) =>
+			(!filters.country || (s.countries as string[] | undefined)?.includes(filters.country as string)) &&
+			(!filters.status || s.status === filters.status),
+	);
+	const returnAll = this.getNodeParameter('returnAll', i) as boolean;
+	return returnAll ? matching : matching.slice(0, this.getNodeParameter('limit', i) as number);
 }

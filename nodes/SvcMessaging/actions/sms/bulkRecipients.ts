@@ -1,13 +1,13 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { createHash } from 'crypto';
 
 import { failItem } from '../../rules/fields';
 import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
 import { placeholdersOf } from '../../rules/segments';
+import { futureTime, senderIdSchema } from '../../rules/smsFields';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import { SMS_LIMITS } from '../../transport/service';
 import { perItemParameter } from '../parameters';
-import { futureTime, senderIdSchema } from './send.operation';
 
 /**
  * Send Bulk's parameter reading and validation: every item (or every entry of each item's list)
@@ -22,8 +22,7 @@ export interface Recipient {
 	variables?: Record<string, string>;
 	group: Group;
 	/** What was sent to this recipient, numbered among repeats: its key in the send ledger. */
-	identity?: string;
-	outcome?: Outcome;
+	identity: string;
 }
 
 export interface Group {
@@ -31,12 +30,9 @@ export interface Group {
 	/** Short digest of the body, in the ledger key of each recipient. */
 	id: string;
 	placeholders: string[];
-	recipients: Recipient[];
 	/** Credits of the message when no placeholder is filled (the same for every recipient). */
 	credits?: number;
 }
-
-export type Outcome = { ok: true; json: IDataObject } | { ok: false; failure: ItemFailure; phoneNumber: string };
 
 export interface Slot {
 	recipient?: Recipient;
@@ -44,7 +40,12 @@ export interface Slot {
 	phoneNumber?: unknown;
 }
 
-export function readRecipients(ctx: IExecuteFunctions, items: INodeExecutionData[]) {
+/**
+ * A reader of one item's recipients for this run: groups and the checks of message, sender ID and
+ * options are shared between items. An item-level problem is thrown; a recipient's own problem
+ * (list mode) is its slot's failure, and thrown too unless Continue On Fail.
+ */
+export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 	const node = ctx.getNode();
 	const source = ctx.getNodeParameter('recipientsSource', 0) as 'items' | 'list';
 	const message = perItemParameter<string>(ctx, 'message', '');
@@ -55,85 +56,82 @@ export function readRecipients(ctx: IExecuteFunctions, items: INodeExecutionData
 	const defined = perItemParameter<{ variable?: Array<{ name: string; value: unknown }> }>(ctx, 'variables', {});
 	const recipientList = perItemParameter<unknown>(ctx, 'recipients', []);
 
+	const items = ctx.getInputData();
 	const groups = new Map<string, Group>();
-	const slots: Slot[] = [];
 	// Message, sender ID and options are usually the same for every item (fixed values, read once):
 	// they are then checked once, not once per item.
 	let last: { text: unknown; sender: unknown; opts: unknown; group: Group } | undefined;
 
-	for (let i = 0; i < items.length; i++) {
-		try {
-			const text = message(i);
-			const rawSender = senderId(i);
-			const opts = options(i);
-			let group: Group;
-			if (last && last.text === text && last.sender === rawSender && last.opts === opts) {
-				group = last.group;
-			} else {
-				if (typeof text !== 'string' || text === '') failItem(node, i, '"Message" must not be empty');
-				if ([...text].length > SMS_LIMITS.maxMessageCharacters) {
-					failItem(node, i, `"Message" must be at most ${SMS_LIMITS.maxMessageCharacters} characters`);
-				}
-				const sender = rawSender || undefined;
-				if (sender !== undefined && !senderIdSchema.safeParse(sender).success) {
-					failItem(node, i, `"Sender ID" ${senderIdSchema.safeParse(sender).error?.issues[0].message}`);
-				}
-				const scheduledAt = futureTime(ctx, opts.scheduledAt, i);
-				const body: IDataObject = { message: text };
-				if (sender) body.senderId = sender;
-				if (opts.reference) body.reference = String(opts.reference);
-				if (scheduledAt) body.scheduledAt = scheduledAt;
-				const groupKey = JSON.stringify(body);
-				group = groups.get(groupKey) ?? {
-					body,
-					id: createHash('sha256').update(groupKey).digest('base64').slice(0, 12),
-					placeholders: placeholdersOf(text),
-					recipients: [],
-				};
-				groups.set(groupKey, group);
-				last = { text, sender: rawSender, opts, group };
+	return (i) => {
+		const slots: Slot[] = [];
+		const text = message(i);
+		const rawSender = senderId(i);
+		const opts = options(i);
+		let group: Group;
+		if (last && last.text === text && last.sender === rawSender && last.opts === opts) {
+			group = last.group;
+		} else {
+			if (typeof text !== 'string' || text === '') failItem(node, i, '"Message" must not be empty');
+			if ([...text].length > SMS_LIMITS.maxMessageCharacters) {
+				failItem(node, i, `"Message" must be at most ${SMS_LIMITS.maxMessageCharacters} characters`);
 			}
-			const { placeholders } = group;
-
-			const entries =
-				source === 'items'
-					? [
-							{
-								phoneNumber: phone(i),
-								variables:
-									variablesSource === 'allFields'
-										? fieldVariables(items[i].json, placeholders)
-										: variablesFor(variablesSource, items[i].json, defined(i)),
-							},
-						]
-					: listEntries(ctx, recipientList(i), i);
-			entries.forEach((entry, position) => {
-				const where = source === 'list' ? `recipient ${position}: ` : '';
-				const normalized = normalizePhoneNumber(
-					entry.phoneNumber,
-					(opts.defaultCountry as string) || undefined,
-					(opts.numberCheck as NumberCheck) ?? 'mobile',
-				);
-				try {
-					if (!normalized.ok) failItem(node, i, `${where}"Phone Number" ${normalized.rule}`);
-					const missing = placeholders.length ? placeholders.filter((name) => entry.variables?.[name] === undefined) : placeholders;
-					if (missing.length) {
-						failItem(node, i, `${where}no value for the placeholder(s) ${missing.map((m) => `{{${m}}}`).join(', ')} of "Message"`);
-					}
-					// Only the message's placeholders go to the service (and into the retry ledger's key).
-					const variables = placeholders.length && entry.variables ? usedVariables(entry.variables, placeholders) : undefined;
-					slots.push({
-						recipient: { itemIndex: i, position, phoneNumber: normalized.e164, variables, group },
-					});
-				} catch (error) {
-					slots.push({ failure: failureOf(ctx, error, i), phoneNumber: entry.phoneNumber });
-				}
-			});
-		} catch (error) {
-			slots.push({ failure: failureOf(ctx, error, i) });
+			const sender = rawSender || undefined;
+			if (sender !== undefined && !senderIdSchema.safeParse(sender).success) {
+				failItem(node, i, `"Sender ID" ${senderIdSchema.safeParse(sender).error?.issues[0].message}`);
+			}
+			const scheduledAt = futureTime(ctx, opts.scheduledAt, i);
+			const body: IDataObject = { message: text };
+			if (sender) body.senderId = sender;
+			if (opts.reference) body.reference = String(opts.reference);
+			if (scheduledAt) body.scheduledAt = scheduledAt;
+			const groupKey = JSON.stringify(body);
+			group = groups.get(groupKey) ?? {
+				body,
+				id: createHash('sha256').update(groupKey).digest('base64').slice(0, 12),
+				placeholders: placeholdersOf(text),
+			};
+			groups.set(groupKey, group);
+			last = { text, sender: rawSender, opts, group };
 		}
-	}
-	return { groups, slots };
+		const { placeholders } = group;
+
+		const entries =
+			source === 'items'
+				? [
+						{
+							phoneNumber: phone(i),
+							variables:
+								variablesSource === 'allFields'
+									? fieldVariables(items[i].json, placeholders)
+									: variablesFor(variablesSource, items[i].json, defined(i)),
+						},
+					]
+				: listEntries(ctx, recipientList(i), i);
+		entries.forEach((entry, position) => {
+			const where = source === 'list' ? `recipient ${position}: ` : '';
+			const normalized = normalizePhoneNumber(
+				entry.phoneNumber,
+				(opts.defaultCountry as string) || undefined,
+				(opts.numberCheck as NumberCheck) ?? 'mobile',
+			);
+			try {
+				if (!normalized.ok) failItem(node, i, `${where}"Phone Number" ${normalized.rule}`);
+				const missing = placeholders.length ? placeholders.filter((name) => entry.variables?.[name] === undefined) : placeholders;
+				if (missing.length) {
+					failItem(node, i, `${where}no value for the placeholder(s) ${missing.map((m) => `{{${m}}}`).join(', ')} of "Message"`);
+				}
+				// Only the message's placeholders go to the service (and into the retry ledger's key).
+				const variables = placeholders.length && entry.variables ? usedVariables(entry.variables, placeholders) : undefined;
+				slots.push({
+					recipient: { itemIndex: i, position, phoneNumber: normalized.e164, variables, group, identity: '' },
+				});
+			} catch (error) {
+				if (!ctx.continueOnFail()) throw error;
+				slots.push({ failure: failureOf(ctx, error, i), phoneNumber: entry.phoneNumber });
+			}
+		});
+		return slots;
+	};
 }
 
 const hasOwn = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);

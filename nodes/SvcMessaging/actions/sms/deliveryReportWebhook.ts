@@ -1,12 +1,11 @@
+import type { IDataObject, IExecuteData, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { timingSafeEqual } from 'node:crypto';
 
-import type { IDataObject, IExecuteData, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-
+import { digest, redisClient, sharedLimitOf, type SharedLimitConfig } from '../../transport/redis';
+import { DELIVERY_WAIT, SERVICE } from '../../transport/service';
 import { parseDeliveryReport } from '../../trigger/payload';
 import { hasValidSignature } from '../../trigger/signature';
 import { rawBodyOf } from '../../trigger/webhook';
-import { digest, redisClient, sharedLimitOf, type SharedLimitConfig } from '../../transport/redis';
-import { DELIVERY_WAIT, SERVICE } from '../../transport/service';
 import { isFinal, isWaiting, statusOfEvent, waitInfoOf, withStatus, type WaitInfo } from './deliveryOutcome';
 import { deadlineSignature } from './deliveryWebhookWait';
 

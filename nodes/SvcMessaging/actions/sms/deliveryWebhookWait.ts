@@ -1,7 +1,6 @@
-import { createHmac } from 'node:crypto';
-
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
+import { createHmac } from 'node:crypto';
 
 import { DELIVERY_WAIT } from '../../transport/service';
 import { splitOutcomes, WAIT_KEY, wakeAtOf, type WaitInfo } from './deliveryOutcome';

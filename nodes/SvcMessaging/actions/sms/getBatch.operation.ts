@@ -1,9 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getBatch } from '../../api/sms';
 import { failItem } from '../../rules/fields';
-import { mapItems } from '../executor';
 
 const properties: INodeProperties[] = [
 	{
@@ -18,10 +17,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['getBatch'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		const batchId = String(this.getNodeParameter('batchId', i)).trim();
-		if (!batchId) failItem(this.getNode(), i, '"Batch ID" must not be empty');
-		return await getBatch(this, batchId, i);
-	});
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	const batchId = String(this.getNodeParameter('batchId', i)).trim();
+	if (!batchId) failItem(this.getNode(), i, '"Batch ID" must not be empty');
+	return await getBatch(this, batchId, i);
 }

@@ -1,10 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getDeliveryRates } from '../../api/sms';
 import { toLocalDate } from '../../rules/dateTime';
 import { failItem } from '../../rules/fields';
-import { mapItems } from '../executor';
 
 const properties: INodeProperties[] = [
 	{
@@ -37,19 +36,18 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
-		const qs: IDataObject = {};
-		for (const key of ['startDate', 'endDate'] as const) {
-			if (!filters[key]) continue;
-			const date = toLocalDate(filters[key], this.getTimezone());
-			if (!date) failItem(this.getNode(), i, `"${key === 'startDate' ? 'Start Date' : 'End Date'}" must be a date`);
-			qs[key] = date;
-		}
-		if (qs.startDate && qs.endDate && String(qs.startDate) > String(qs.endDate)) {
-			failItem(this.getNode(), i, '"Start Date" must not be after "End Date"');
-		}
-		return await getDeliveryRates(this, qs, i);
-	});
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
+	const qs: IDataObject = {};
+	for (const key of ['startDate', 'endDate'] as const) {
+		if (!filters[key]) continue;
+		const date = toLocalDate(filters[key], this.getTimezone());
+		if (!date) failItem(this.getNode(), i, `"${key === 'startDate' ? 'Start Date' : 'End Date'}" must be a date`);
+		qs[key] = date;
+	}
+	if (qs.startDate && qs.endDate && String(qs.startDate) > String(qs.endDate)) {
+		failItem(this.getNode(), i, '"Start Date" must not be after "End Date"');
+	}
+	return await getDeliveryRates(this, qs, i);
 }

@@ -1,9 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getMessage } from '../../api/sms';
 import { failItem } from '../../rules/fields';
-import { mapItems } from '../executor';
 
 const properties: INodeProperties[] = [
 	{
@@ -18,10 +17,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['getMessage'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await mapItems(this, items, async (i) => {
-		const messageId = String(this.getNodeParameter('messageId', i)).trim();
-		if (!messageId) failItem(this.getNode(), i, '"Message ID" must not be empty');
-		return await getMessage(this, messageId, i);
-	});
+/** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
+	const messageId = String(this.getNodeParameter('messageId', i)).trim();
+	if (!messageId) failItem(this.getNode(), i, '"Message ID" must not be empty');
+	return await getMessage(this, messageId, i);
 }

@@ -1,15 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { z } from 'zod';
 
-import { toUtcIso } from '../../rules/dateTime';
+import { sendSms } from '../../api/sms';
 import { failItem, parseItem } from '../../rules/fields';
 import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
 import { analyzeMessage, type MessageStats } from '../../rules/segments';
-import { assertBalance } from '../../sending/balance';
-import { postOnce, prepareAll, type PreparedOrFailed, type PreparedPost } from '../../sending/round';
-import { getServiceCredentials } from '../../transport/credentials';
-import { SERVICE, SMS_LIMITS } from '../../transport/service';
+import { futureTime, SMS_LABELS, smsSchema } from '../../rules/smsFields';
+import type { ItemFailure } from '../../sending/outcomes';
+import { postEach, type PreparedOrFailed } from '../../sending/postEach';
+import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import {
 	checkBalanceField,
 	defaultCountryOption,
@@ -81,31 +80,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['send'] } }, properties);
 
-export const senderIdSchema = z
-	.string()
-	.regex(/^[A-Z0-9]{1,11}$/, 'must be 1–11 capital letters A–Z or digits 0–9, without spaces or symbols');
-
-const sendSchema = z.object({
-	message: z
-		.string({ invalid_type_error: 'must be text' })
-		.min(1, 'must not be empty')
-		.refine((m) => [...m].length <= SMS_LIMITS.maxMessageCharacters, {
-			message: `must be at most ${SMS_LIMITS.maxMessageCharacters} characters`,
-		}),
-	senderId: senderIdSchema.optional(),
-	reference: z.string().max(100, 'must be at most 100 characters').optional(),
-	webhookUrl: z.string().url('must be a full URL').regex(/^https?:\/\//, 'must start with http:// or https://').optional(),
-});
-
-const LABELS = {
-	phoneNumber: 'Phone Number',
-	message: 'Message',
-	senderId: 'Sender ID',
-	reference: 'Reference',
-	webhookUrl: 'Delivery Report URL',
-	scheduledAt: 'Scheduled Time',
-};
-
 export interface PreparedSms {
 	body: IDataObject;
 	stats: MessageStats;
@@ -137,7 +111,7 @@ function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 		if (!last || last.message !== message || last.sender !== sender || last.options !== options) {
 			const parsed = parseItem(
 				node,
-				sendSchema,
+				smsSchema,
 				{
 					message,
 					senderId: sender || undefined,
@@ -145,7 +119,7 @@ function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 					webhookUrl: (options.webhookUrl as string) || undefined,
 				},
 				i,
-				LABELS,
+				SMS_LABELS,
 			);
 			const scheduledAt = futureTime(ctx, options.scheduledAt, i);
 			const fields: IDataObject = { message: parsed.message };
@@ -159,34 +133,36 @@ function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 	};
 }
 
-export function futureTime(ctx: IExecuteFunctions, value: unknown, i: number): string | undefined {
-	if (value === undefined || value === '' || value === null) return undefined;
-	const iso = toUtcIso(value, ctx.getTimezone());
-	if (!iso) failItem(ctx.getNode(), i, `"${LABELS.scheduledAt}" must be a date and time (ISO 8601)`);
-	if (Date.parse(iso) <= Date.now()) {
-		failItem(ctx.getNode(), i, `"${LABELS.scheduledAt}" must be in the future (got ${iso})`);
-	}
-	return iso;
+const preparers = new WeakMap<IExecuteFunctions, (i: number) => PreparedSms>();
+
+/** One item's message, checked (see preparer); nothing is sent. */
+export async function prepare(this: IExecuteFunctions, i: number): Promise<PreparedSms> {
+	let read = preparers.get(this);
+	if (!read) preparers.set(this, (read = preparer(this)));
+	return read(i);
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await sendPrepared(this, await prepareSends(this, items));
+export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms | ItemFailure>): Promise<INodeExecutionData[]> {
+	return await sendMessages(this, prepared);
 }
 
 /**
- * Every item's request, checked before anything is sent. `extraBody` (the resume URL of "Send and
- * Wait for Delivery") is sent but left out of the message's identity in the send ledger: it differs
- * between an execution and its retry, and the retry must still recognise the message it already sent.
+ * Checks the balance when asked, adds the hints, and POSTs each prepared message once. `extraBody`
+ * (the resume URL of "Send and Wait for Delivery") is sent but left out of the message's identity
+ * in the send ledger: it differs between an execution and its retry, and the retry must still
+ * recognise the message it already sent.
  */
-export async function prepareSends(
+export async function sendMessages(
 	ctx: IExecuteFunctions,
-	items: INodeExecutionData[],
+	prepared: Array<PreparedSms | ItemFailure>,
 	extraBody: IDataObject = {},
-): Promise<PreparedOrFailed[]> {
-	const sandbox = String((await getServiceCredentials.call(ctx, 'apiKey')).apiKey ?? '').startsWith('svc_test_');
-	const prepare = preparer(ctx);
-	return await prepareAll(ctx, items, async (i): Promise<PreparedPost> => {
-		const { body, stats } = prepare(i);
+): Promise<INodeExecutionData[]> {
+	const sandbox = isSandboxKey(await getServiceCredentials.call(ctx, 'apiKey'));
+	const messages: string[] = [];
+	const posts = prepared.map((p): PreparedOrFailed => {
+		if ('error' in p) return p;
+		const { body, stats } = p;
+		messages.push(body.message as string);
 		return {
 			body: { ...body, ...extraBody },
 			ledgerBody: body,
@@ -202,18 +178,15 @@ export async function prepareSends(
 			}),
 		};
 	});
-}
-
-/** Checks the balance when asked, adds the hints, and POSTs each prepared message once. */
-export async function sendPrepared(ctx: IExecuteFunctions, prepared: PreparedOrFailed[]): Promise<INodeExecutionData[]> {
-	const messages = prepared.filter((p): p is PreparedPost => 'body' in p).map((p) => p.body.message as string);
-	if (ctx.getNodeParameter('checkBalance', 0, false)) {
-		await assertBalance(ctx, messages.reduce((sum, message) => sum + analyzeMessage(message).credits, 0));
-	}
 	addSendHints(ctx, messages);
-	return await postOnce(ctx, prepared, SERVICE.paths.sendSms, 'message', (i) => ({
-		phoneNumber: ctx.getNodeParameter('phoneNumber', i, ''),
-	}));
+	return await postEach(ctx, posts, {
+		post: sendSms,
+		noun: 'message',
+		identityOfInvalid: (i) => ({ phoneNumber: ctx.getNodeParameter('phoneNumber', i, '') }),
+		creditsNeeded: ctx.getNodeParameter('checkBalance', 0, false)
+			? messages.reduce((sum, message) => sum + analyzeMessage(message).credits, 0)
+			: undefined,
+	});
 }
 
 const BULK_HINT_THRESHOLD = 20;

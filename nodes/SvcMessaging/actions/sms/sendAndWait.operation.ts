@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import type { ItemFailure } from '../../sending/outcomes';
 import { getServiceCredentials } from '../../transport/credentials';
 import { DELIVERY_WAIT } from '../../transport/service';
 import {
@@ -12,7 +13,7 @@ import {
 import { isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
 import { lookUpWaiting, pollUntilFinal } from './deliveryPolling';
 import { reportUrlOf, waitForReports } from './deliveryWebhookWait';
-import { messageFields, prepareSends, sendPrepared } from './send.operation';
+import { messageFields, prepare as prepareSms, sendMessages, type PreparedSms } from './send.operation';
 
 const { timeoutSeconds, pollIntervalSeconds } = DELIVERY_WAIT;
 
@@ -110,14 +111,21 @@ export const multipleOutputs = true;
  * then waits until every message is final or the timeout, and outputs each item on "Delivered" or
  * "Not Delivered". The node runs again when a waiting execution resumes (see deliveryReportWebhook).
  */
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	const wait = items.length ? waitInfoOf(items[0]) : undefined;
-	if (wait) return await resumed(this, items, wait);
 
+/** A waiting execution's messages come back as this node's input: they are sorted, not sent. */
+export async function resume(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][] | undefined> {
+	const wait = items.length ? waitInfoOf(items[0]) : undefined;
+	return wait ? await resumed(this, items, wait) : undefined;
+}
+
+/** The same message fields and checks as Send. */
+export const prepare = prepareSms;
+
+export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms | ItemFailure>): Promise<INodeExecutionData[][]> {
 	let mode = this.getNodeParameter('waitMode', 0, 'polling') as WaitInfo['mode'];
 	const until = Date.now() + timeoutMs(this, mode);
 	const extraBody: IDataObject = mode === 'webhook' ? { webhookUrl: reportUrlOf(this) } : {};
-	const sent = await sendPrepared(this, await prepareSends(this, items, extraBody));
+	const sent = await sendMessages(this, prepared, extraBody);
 	// Messages a failed run sent report to that run's URL: after a retry, look them up instead.
 	if (sent.some((item) => item.json.alreadySent === true)) mode = 'polling';
 

@@ -1,15 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { reserveAgentMessages } from '../../aiTool/agentCap';
 import { analyzeMessage, fillPlaceholders } from '../../rules/segments';
-import { assertBalance } from '../../sending/balance';
 import { messageIdentities } from '../../sending/ledger';
 import { finishSend, outputFailure, type ItemFailure } from '../../sending/outcomes';
-import { openLedger } from '../../sending/recovery';
+import { sendOnce } from '../../sending/round';
 import { getServiceCredentials, planLimits } from '../../transport/credentials';
 import { serviceErrorCode } from '../../transport/errors';
-import { connectKeyLimiter } from '../../transport/request';
 import { inWindow, requestWindow } from '../../transport/requestWindow';
 import {
 	checkBalanceField,
@@ -19,8 +16,8 @@ import {
 	scheduledAtOption,
 	senderIdLocator,
 } from '../common.descriptions';
-import { recipientPayload, sendChunk, withoutSentBefore } from './bulkCalls';
-import { readRecipients, type Group, type Recipient } from './bulkRecipients';
+import { recipientPayload, sendChunk } from './bulkCalls';
+import { recipientReader, type Group, type Recipient, type Slot } from './bulkRecipients';
 
 const properties: INodeProperties[] = [
 	{
@@ -131,70 +128,85 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['sendBulk'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const { slots } = readRecipients(this, items);
-	const invalid = slots.filter((s) => s.failure).map((s) => s.failure!);
-	if (invalid.length && !this.continueOnFail()) throw invalid[0].error;
+const readers = new WeakMap<IExecuteFunctions, (i: number) => Slot[]>();
 
-	if (this.getNodeParameter('checkBalance', 0, false)) {
-		let needed = 0;
-		for (const { recipient } of slots) {
-			if (!recipient) continue;
-			const { group } = recipient;
-			const text = group.body.message as string;
-			if (recipient.variables && group.placeholders.length) {
-				needed += analyzeMessage(fillPlaceholders(text, recipient.variables)).credits;
-			} else {
-				needed += group.credits ??= analyzeMessage(text).credits;
-			}
-		}
-		await assertBalance(this, needed);
-	}
+/** One item's recipients (one, or its list), checked; nothing is sent. */
+export async function prepare(this: IExecuteFunctions, i: number): Promise<Slot[]> {
+	let read = readers.get(this);
+	if (!read) readers.set(this, (read = recipientReader(this)));
+	return read(i);
+}
 
-	const credentials = await getServiceCredentials.call(this, 'apiKey');
-	const limits = planLimits(credentials);
-	const ledger = await openLedger(this);
+export async function send(this: IExecuteFunctions, prepared: Array<Slot[] | ItemFailure>): Promise<INodeExecutionData[]> {
+	const slots = prepared.flatMap((p): Slot[] => (Array.isArray(p) ? p : [{ failure: p }]));
 	const recipients = slots.flatMap((slot) => (slot.recipient ? [slot.recipient] : []));
+	const limits = planLimits(await getServiceCredentials.call(this, 'apiKey'));
 	const identities = messageIdentities(recipients.map(recipientPayload));
 	recipients.forEach((r, n) => (r.identity = identities[n]));
-	const groups = new Set<Group>();
-	for (const r of await withoutSentBefore(this, ledger, recipients)) {
-		r.group.recipients.push(r);
-		groups.add(r.group);
-	}
-	// As an AI tool: the recipients this call sends to count against the execution's message cap (or it is refused).
-	const posted = [...groups].flatMap((group) => group.recipients);
-	const cap = reserveAgentMessages(this, posted.length);
-	const chunks: Array<{ group: Group; recipients: Recipient[] }> = [];
-	for (const group of groups) {
-		for (let start = 0; start < group.recipients.length; start += limits.recipientsPerCall) {
-			chunks.push({ group, recipients: group.recipients.slice(start, start + limits.recipientsPerCall) });
-		}
-	}
-	if (chunks.length) await connectKeyLimiter.call(this);
-	// Concurrently through the key's shared limiter, a bounded number at a time (see requestWindow).
-	await inWindow(chunks.length, requestWindow(limits), async (n) => await sendChunk(this, chunks[n].group, chunks[n].recipients, ledger));
-	cap.releaseRefused(posted.flatMap((r) => (r.outcome && !r.outcome.ok ? [r.outcome.failure.error] : [])));
+	const outcomes = await sendOnce(
+		this,
+		recipients,
+		{
+			kind: 'apiKey',
+			creditsNeeded: this.getNodeParameter('checkBalance', 0, false) ? creditsOf(recipients) : undefined,
+			resendUnknown: this.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean,
+			post: async (pending, settle) => {
+				const chunks = chunksOf(pending, limits.recipientsPerCall);
+				// Concurrently through the key's shared limiter, a bounded number at a time (see requestWindow).
+				await inWindow(chunks.length, requestWindow(limits), async (n) => await sendChunk(this, chunks[n].group, chunks[n].recipients, settle));
+			},
+		},
+		(settled) => {
+			const byRecipient = new Map(recipients.map((r, n) => [r, settled[n]]));
+			const failures: ItemFailure[] = [];
+			let accepted = 0;
+			const output = slots.map((slot): INodeExecutionData => {
+				if (slot.failure) {
+					failures.push(slot.failure);
+					return outputFailure(this, slot.failure, slot.phoneNumber !== undefined ? { phoneNumber: String(slot.phoneNumber) } : {});
+				}
+				const recipient = slot.recipient!;
+				const outcome = byRecipient.get(recipient)!;
+				if (outcome.ok) {
+					accepted++;
+					return { json: outcome.json, pairedItem: { item: recipient.itemIndex } };
+				}
+				failures.push(outcome.failure);
+				return outputFailure(this, outcome.failure, {
+					phoneNumber: recipient.phoneNumber,
+					errorCode: serviceErrorCode(outcome.failure.error) ?? 'REJECTED',
+				});
+			});
+			return finishSend(this, output, failures, accepted, 'recipient');
+		},
+	);
+	return outcomes;
+}
 
-	const failures: ItemFailure[] = [];
-	let accepted = 0;
-	const output = slots.map((slot): INodeExecutionData => {
-		if (slot.failure) {
-			failures.push(slot.failure);
-			return outputFailure(this, slot.failure, slot.phoneNumber !== undefined ? { phoneNumber: String(slot.phoneNumber) } : {});
+/** Credits of every recipient's message, its placeholders filled (README → Check Balance). */
+function creditsOf(recipients: Recipient[]): number {
+	let needed = 0;
+	for (const { group, variables } of recipients) {
+		const text = group.body.message as string;
+		if (variables && group.placeholders.length) needed += analyzeMessage(fillPlaceholders(text, variables)).credits;
+		else needed += group.credits ??= analyzeMessage(text).credits;
+	}
+	return needed;
+}
+
+/** The pending recipients in calls of at most `perCall`, each call one group (one message body). */
+function chunksOf(pending: Recipient[], perCall: number): Array<{ group: Group; recipients: Recipient[] }> {
+	const groups = new Map<Group, Recipient[]>();
+	for (const r of pending) {
+		const members = groups.get(r.group);
+		if (members) members.push(r);
+		else groups.set(r.group, [r]);
+	}
+	const chunks: Array<{ group: Group; recipients: Recipient[] }> = [];
+	for (const [group, members] of groups) {
+		for (let start = 0; start < members.length; start += perCall) {
+			chunks.push({ group, recipients: members.slice(start, start + perCall) });
 		}
-		const outcome = slot.recipient!.outcome!;
-		if (outcome.ok) {
-			accepted++;
-			return { json: outcome.json, pairedItem: { item: slot.recipient!.itemIndex } };
-		}
-		failures.push(outcome.failure);
-		return outputFailure(this, outcome.failure, {
-			phoneNumber: outcome.phoneNumber,
-			errorCode: serviceErrorCode(outcome.failure.error) ?? 'REJECTED',
-		});
-	});
-	const result = finishSend(this, output, failures, accepted, 'recipient');
-	await ledger.finish();
-	return result;
+	}
+	return chunks;
 }
