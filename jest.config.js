@@ -1,11 +1,28 @@
-/** Unit and integration tests: everything that needs nothing beyond `npm ci`. */
-module.exports = {
+/**
+ * `npm test`: every test that needs nothing beyond `npm ci`, in two projects:
+ * - unit: rules/, api/ against a fake n8n request helper, sending/ with the in-process ledger,
+ *   the executor and the layer rules, in seconds (`npm run test:unit`);
+ * - integration: the nodes in n8n-core's real contexts against the emulator over real HTTP, the
+ *   limiter with a real Redis, the emulator itself.
+ */
+const shared = {
 	testEnvironment: 'node',
-	roots: ['<rootDir>/test'],
-	testMatch: ['**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/queue/', '<rootDir>/test/editor/'],
-	reporters: ['default', '<rootDir>/test/helpers/summaryReporter.js'],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	setupFiles: ['<rootDir>/test/helpers/jest.setup.ts'],
 	testTimeout: 30000,
+};
+
+module.exports = {
+	reporters: ['default', '<rootDir>/test/helpers/summaryReporter.js'],
+	testTimeout: 30000,
+	projects: [
+		{ ...shared, displayName: 'unit', roots: ['<rootDir>/test/unit'], testMatch: ['**/*.test.ts'] },
+		{
+			...shared,
+			displayName: 'integration',
+			roots: ['<rootDir>/test'],
+			testMatch: ['**/*.test.ts'],
+			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/unit/', '<rootDir>/test/e2e/', '<rootDir>/test/queue/', '<rootDir>/test/editor/'],
+		},
+	],
 };

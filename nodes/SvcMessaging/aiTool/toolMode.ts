@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { mayHaveBeenProcessed, serviceErrorCode } from '../transport/errors';
+import { INVALID_INPUT, mayHaveBeenProcessed, ownErrorCode, serviceErrorCode, withErrorCode } from '../transport/errors';
 
 /**
  * Whether this run is a call of "SVC Messaging Tool" by an AI Agent, the Tool Executor or the MCP
@@ -53,15 +53,14 @@ export async function runAsTool(
 function refuseWhatAToolCannotDo(ctx: IExecuteFunctions): void {
 	const { resource, operation } = ctx.getNode().parameters;
 	if (resource === 'sms' && operation === 'sendAndWaitForDelivery' && ctx.getNodeParameter('waitMode', 0, 'polling') === 'webhook') {
-		throw new NodeOperationError(
+		const error = new NodeOperationError(
 			ctx.getNode(),
 			'Item 0: "Wait Using" must be Polling when SVC Messaging runs as a tool: a tool call cannot pause for delivery reports',
 		);
+		throw withErrorCode(error, INVALID_INPUT);
 	}
 }
 
-/** The error codes of this package's own checks (the service's codes come from its answer). */
-const VALIDATION = 'INVALID_INPUT';
 
 /** Service error codes → the field (label in the form) they are about. */
 const FIELD_OF_CODE: Record<string, string> = {
@@ -91,7 +90,7 @@ interface ErrorLike {
 export function toolRefusal(ctx: IExecuteFunctions, properties: INodeProperties[], error: unknown): IDataObject {
 	const e = (error ?? {}) as ErrorLike;
 	const serviceCode = serviceErrorCode(error);
-	const errorCode = (e.context?.errorCode as string | undefined) ?? serviceCode ?? VALIDATION;
+	const errorCode = (e.context?.errorCode as string | undefined) ?? serviceCode ?? INVALID_INPUT;
 	// One tool call is one input item: "Item 0:" means nothing to a model.
 	const errorMessage = String(e.message ?? error ?? 'Unknown error').replace(/^Item \d+: /, '');
 	const parameters = ctx.getNode().parameters;
@@ -111,7 +110,7 @@ export function toolRefusal(ctx: IExecuteFunctions, properties: INodeProperties[
 	}
 	if (mayHaveBeenProcessed(e)) {
 		fix.push('Do not call the tool again for this message: it may have been sent. Look its status up first.');
-	} else if (!serviceCode && errorCode !== 'MESSAGE_CAP_REACHED' && /^Item \d+: /.test(String(e.message ?? ''))) {
+	} else if (ownErrorCode(error) === INVALID_INPUT) {
 		fix.push('Nothing was sent.');
 	}
 	return {

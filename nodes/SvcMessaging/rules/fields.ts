@@ -2,6 +2,8 @@ import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { z } from 'zod';
 
+import { INVALID_INPUT, withErrorCode } from '../transport/errors';
+
 /**
  * Parses one item's parameters; a failure names the field (by its label in the form), the item
  * and the rule, and nothing is sent for that item.
@@ -23,9 +25,11 @@ export function parseItem<T>(
 	return failItem(node, itemIndex, problems[0], problems.slice(1).join('; ') || undefined);
 }
 
+/** Refuses an item's input before anything is sent: `Item N: "Field" rule`, code INVALID_INPUT. */
 export function failItem(node: INode, itemIndex: number, problem: string, more?: string): never {
-	throw new NodeOperationError(node, `Item ${itemIndex}: ${problem}`, {
+	const error = new NodeOperationError(node, `Item ${itemIndex}: ${problem}`, {
 		itemIndex,
 		description: more ? `Also: ${more}` : undefined,
 	});
+	throw withErrorCode(error, INVALID_INPUT);
 }

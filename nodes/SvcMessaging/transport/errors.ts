@@ -112,6 +112,9 @@ export function withErrorCode<E extends { context: Record<string, unknown> }>(er
 /** The code the account credential puts on the error of a refused login (see request.ts). */
 export const LOGIN_FAILED = 'LOGIN_FAILED';
 
+/** Input refused by this package's own checks (rules/), before anything was sent. */
+export const INVALID_INPUT = 'INVALID_INPUT';
+
 /** This package's own account-balance check: the account has fewer credits than the estimate. */
 export const INSUFFICIENT_CREDITS = 'INSUFFICIENT_CREDITS';
 

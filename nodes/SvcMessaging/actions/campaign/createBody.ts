@@ -5,6 +5,7 @@ import { failItem } from '../../rules/fields';
 import { normalizePhoneNumber } from '../../rules/phone';
 import { analyzeMessage } from '../../rules/segments';
 import { futureTime } from '../../rules/smsFields';
+import { INVALID_INPUT, withErrorCode } from '../../transport/errors';
 import { perItemParameter } from '../parameters';
 import {
 	checkMessage,
@@ -78,12 +79,13 @@ export function numbersOfAllItems(ctx: IExecuteFunctions, items: INodeExecutionD
 	}
 	if (invalid.length) {
 		const listed = invalid.slice(0, 20).map((p) => p.item).join(', ') + (invalid.length > 20 ? ', …' : '');
-		throw new NodeOperationError(ctx.getNode(), `Item ${invalid[0].item}: "Phone Number" ${invalid[0].rule}`, {
+		const error = new NodeOperationError(ctx.getNode(), `Item ${invalid[0].item}: "Phone Number" ${invalid[0].rule}`, {
 			itemIndex: invalid[0].item,
 			description:
 				`${invalid.length} of ${items.length} input item(s) have an invalid "Phone Number" (items ${listed}). ` +
 				'The campaign was not created: fix or filter out these items first.',
 		});
+		throw withErrorCode(error, INVALID_INPUT);
 	}
 	return numbers;
 }

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { jsonParse, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { createTemplate } from '../../api/chat';
@@ -7,6 +7,7 @@ import { failItem, parseItem } from '../../rules/fields';
 import { checkTemplateStructure, describeViolations } from '../../rules/templateRules';
 import { normalizeLanguageCode, TEMPLATE_CATEGORIES, TEMPLATE_LIMITS } from '../../rules/templateText';
 import { postEach, type PreparedOrFailed, type PreparedPost } from '../../sending/postEach';
+import { componentsFromForm, componentsFromJson } from './components';
 import { languageDescription } from './descriptions';
 
 const properties: INodeProperties[] = [
@@ -169,50 +170,6 @@ const headSchema = z.object({
 });
 
 const LABELS = { name: 'Name', category: 'Category' };
-
-function componentsFromForm(ctx: IExecuteFunctions, i: number): IDataObject[] {
-	const components: IDataObject[] = [];
-	const headerFormat = ctx.getNodeParameter('headerFormat', i, 'none') as string;
-	if (headerFormat === 'TEXT') {
-		components.push({ type: 'HEADER', format: 'TEXT', text: ctx.getNodeParameter('headerText', i, '') as string });
-	} else if (headerFormat !== 'none') {
-		components.push({ type: 'HEADER', format: headerFormat });
-	}
-	components.push({ type: 'BODY', text: ctx.getNodeParameter('bodyText', i, '') as string });
-	const footer = ctx.getNodeParameter('footerText', i, '') as string;
-	if (footer !== '') components.push({ type: 'FOOTER', text: footer });
-	const buttons = ((ctx.getNodeParameter('buttons', i, {}) as IDataObject).button ?? []) as IDataObject[];
-	if (buttons.length) {
-		components.push({
-			type: 'BUTTONS',
-			buttons: buttons.map((b) => {
-				const button: IDataObject = { type: b.type };
-				if (b.text !== '' && b.text !== undefined) button.text = b.text;
-				if (b.type === 'URL') button.url = b.url;
-				if (b.type === 'PHONE_NUMBER') button.phone_number = b.phoneNumber;
-				return button;
-			}),
-		});
-	}
-	return components;
-}
-
-function componentsFromJson(ctx: IExecuteFunctions, i: number): unknown {
-	const raw = ctx.getNodeParameter('componentsJson', i);
-	let value: unknown = raw;
-	if (typeof raw === 'string') {
-		try {
-			value = jsonParse(raw);
-		} catch (error) {
-			failItem(ctx.getNode(), i, `"Components (JSON)" is not valid JSON: ${(error as Error).message}`);
-		}
-	}
-	// Also accept a whole template object: { name, category, language, components: [...] }.
-	if (value && typeof value === 'object' && !Array.isArray(value) && 'components' in value) {
-		return (value as IDataObject).components;
-	}
-	return value;
-}
 
 function templateRequest(ctx: IExecuteFunctions, i: number): PreparedPost {
 	const node = ctx.getNode();

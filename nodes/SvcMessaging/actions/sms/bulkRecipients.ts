@@ -126,8 +126,9 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 					recipient: { itemIndex: i, position, phoneNumber: normalized.e164, variables, group, identity: '' },
 				});
 			} catch (error) {
-				if (!ctx.continueOnFail()) throw error;
-				slots.push({ failure: failureOf(ctx, error, i), phoneNumber: entry.phoneNumber });
+				const failure = failureOf(ctx, error, i);
+				if (!ctx.continueOnFail()) throw failure.error;
+				slots.push({ failure, phoneNumber: entry.phoneNumber });
 			}
 		});
 		return slots;

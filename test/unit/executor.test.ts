@@ -1,0 +1,76 @@
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { runOperation, type SendOperation } from '../../nodes/SvcMessaging/actions/executor';
+import { fakeContext } from './fakeContext';
+
+const items = (n: number): INodeExecutionData[] => Array.from({ length: n }, (_, i) => ({ json: { i } }));
+
+describe('actions/executor.ts: the one per-item loop', () => {
+	it('lookups: one output item per result, each paired with its input item', async () => {
+		const { ctx } = fakeContext();
+		const out = await runOperation(ctx, { execute: async (i) => (i === 1 ? [{ a: 1 }, { a: 2 }] : { i }) }, items(2));
+		expect(out).toEqual([[
+			{ json: { i: 0 }, pairedItem: { item: 0 } },
+			{ json: { a: 1 }, pairedItem: { item: 1 } },
+			{ json: { a: 2 }, pairedItem: { item: 1 } },
+		]]);
+	});
+
+	it('lookups: an error names its item; with Continue On Fail it is an error item paired with its input', async () => {
+		const failing = { execute: async (i: number): Promise<IDataObject> => { if (i === 1) throw new Error('boom'); return { i }; } };
+		await expect(runOperation(fakeContext().ctx, failing, items(2))).rejects.toMatchObject({ message: 'boom', context: { itemIndex: 1 } });
+		const out = await runOperation(fakeContext({ continueOnFail: true }).ctx, failing, items(2));
+		expect(out[0][1]).toMatchObject({ json: { error: 'boom' }, pairedItem: { item: 1 } });
+	});
+
+	it('sends: every item is prepared before anything is sent, and one bad item stops the send', async () => {
+		const { ctx } = fakeContext();
+		const sent: unknown[] = [];
+		const operation: SendOperation<number> = {
+			prepare: async (i) => {
+				if (i === 2) throw new NodeOperationError(ctx.getNode(), 'Item 2: "Phone Number" is wrong', { itemIndex: 2 });
+				return i * 10;
+			},
+			send: async (prepared) => {
+				sent.push(...prepared);
+				return [];
+			},
+		};
+		await expect(runOperation(ctx, operation, items(3))).rejects.toThrow('Item 2: "Phone Number" is wrong');
+		expect(sent).toEqual([]);
+	});
+
+	it('sends: with Continue On Fail the bad items reach send as failures, in input order', async () => {
+		const { ctx } = fakeContext({ continueOnFail: true });
+		let seen: unknown[] = [];
+		const operation: SendOperation<number> = {
+			prepare: async (i) => {
+				if (i === 0) throw new Error('bad');
+				return i;
+			},
+			send: async (prepared) => {
+				seen = prepared;
+				return [{ json: {}, pairedItem: { item: 0 } }];
+			},
+		};
+		expect(await runOperation(ctx, operation, items(2))).toEqual([[{ json: {}, pairedItem: { item: 0 } }]]);
+		expect(seen[0]).toMatchObject({ itemIndex: 0, error: { message: 'bad' } });
+		expect(seen[1]).toBe(1);
+	});
+
+	it('a resumed wait is sorted by resume, not prepared or sent again', async () => {
+		const { ctx } = fakeContext();
+		const operation: SendOperation<number> = {
+			prepare: async () => {
+				throw new Error('must not prepare');
+			},
+			send: async () => {
+				throw new Error('must not send');
+			},
+			resume: async (input) => [input, []],
+			multipleOutputs: true,
+		};
+		expect(await runOperation(ctx, operation, items(1))).toEqual([[{ json: { i: 0 } }], []]);
+	});
+});

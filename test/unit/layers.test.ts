@@ -1,0 +1,75 @@
+import { readdirSync, readFileSync, statSync } from 'fs';
+import { dirname, join, relative, resolve } from 'path';
+
+/**
+ * The action node's layers (README → Layout): a file imports only from its own layer or a lower
+ * one, so a promise kept in one layer cannot be bypassed from above or re-written beside it.
+ */
+const NODE = resolve(__dirname, '../../nodes/SvcMessaging');
+const RANK: Record<string, number> = {
+	'': 0, // the node classes
+	actions: 1,
+	methods: 1,
+	trigger: 1,
+	sending: 2,
+	aiTool: 3,
+	rules: 3,
+	api: 4,
+	transport: 5,
+};
+/** Same-rank folders that must not import each other. */
+const APART = [
+	['methods', 'actions'],
+	['trigger', 'actions'],
+	['trigger', 'methods'],
+	['rules', 'aiTool'],
+	['aiTool', 'rules'],
+];
+
+function files(dir: string): string[] {
+	return readdirSync(dir).flatMap((name) => {
+		const path = join(dir, name);
+		if (statSync(path).isDirectory()) return files(path);
+		return path.endsWith('.ts') ? [path] : [];
+	});
+}
+
+const layerOf = (file: string) => {
+	const top = relative(NODE, file).split('/');
+	return top.length === 1 ? '' : top[0];
+};
+
+const imports = files(NODE).flatMap((file) =>
+	[...readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)].map((m) => ({
+		from: relative(NODE, file),
+		to: relative(NODE, resolve(dirname(file), m[1])),
+		fromLayer: layerOf(file),
+		toLayer: layerOf(resolve(dirname(file), m[1])),
+	})),
+);
+
+describe('layers', () => {
+	it('every layer is known', () => {
+		expect(imports.length).toBeGreaterThan(100);
+		for (const { fromLayer, toLayer, to } of imports) {
+			if (to.startsWith('..')) continue;
+			expect(Object.keys(RANK)).toContain(fromLayer);
+			expect(Object.keys(RANK)).toContain(toLayer);
+		}
+	});
+
+	it('no import runs up a layer', () => {
+		const upward = imports.filter((i) => !i.to.startsWith('..') && RANK[i.toLayer] < RANK[i.fromLayer]);
+		expect(upward.map((i) => `${i.from} → ${i.to}`)).toEqual([]);
+	});
+
+	it('methods/ and trigger/ import nothing from actions/; rules/ and aiTool/ stay apart', () => {
+		const across = imports.filter((i) => APART.some(([a, b]) => i.fromLayer === a && i.toLayer === b));
+		expect(across.map((i) => `${i.from} → ${i.to}`)).toEqual([]);
+	});
+
+	it('only api/ and transport/ call transport/request.ts', () => {
+		const direct = imports.filter((i) => i.to === 'transport/request' && !['api', 'transport', 'sending'].includes(i.fromLayer));
+		expect(direct.map((i) => i.from)).toEqual([]);
+	});
+});

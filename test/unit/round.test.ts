@@ -1,0 +1,98 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
+import { failureOf } from '../../nodes/SvcMessaging/sending/outcomes';
+import { sendOnce, type SendUnit, type UnitOutcome } from '../../nodes/SvcMessaging/sending/round';
+import { API_KEY, fakeContext } from './fakeContext';
+
+/** A post that accepts every unit except those named, which fail as "may have been processed" (a timeout). */
+function poster(timedOut: string[] = []) {
+	const posted: string[] = [];
+	const post = async (ctx: IExecuteFunctions, pending: SendUnit[], settle: (r: Array<[SendUnit, UnitOutcome]>) => Promise<void>) => {
+		for (const unit of pending) {
+			posted.push(unit.identity);
+			if (timedOut.includes(unit.identity)) {
+				const error = new NodeOperationError(ctx.getNode(), 'no answer', { itemIndex: unit.itemIndex });
+				error.context.mayHaveBeenProcessed = true;
+				await settle([[unit, { ok: false, failure: failureOf(ctx, error, unit.itemIndex) }]]);
+			} else {
+				await settle([[unit, { ok: true, json: { accepted: true, id: unit.identity } }]]);
+			}
+		}
+	};
+	return { posted, post };
+}
+
+const units = (...ids: string[]) => ids.map((identity, itemIndex) => ({ identity, itemIndex }));
+const failIfAnyFailed = (outcomes: UnitOutcome[]) => {
+	const failed = outcomes.find((o) => !o.ok);
+	if (failed && !failed.ok) throw failed.failure.error;
+	return outcomes;
+};
+
+describe('sending/round.ts: the send-once round with the in-process ledger', () => {
+	beforeEach(() => clearLocalLedger());
+
+	it('posts each unit once and gives the outcomes in unit order', async () => {
+		const { ctx } = fakeContext({ credentials: API_KEY });
+		const { posted, post } = poster();
+		const outcomes = await sendOnce(ctx, units('a', 'b'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => post(ctx, p, s) }, (o) => o);
+		expect(posted).toEqual(['a', 'b']);
+		expect(outcomes).toEqual([
+			{ ok: true, json: { accepted: true, id: 'a' } },
+			{ ok: true, json: { accepted: true, id: 'b' } },
+		]);
+	});
+
+	it('an execution retry of a failed run reports what was accepted, refuses what may have been sent, and posts nothing', async () => {
+		const first = fakeContext({ credentials: API_KEY, executionId: 'e1' });
+		const firstPost = poster(['b']);
+		await expect(
+			sendOnce(first.ctx, units('a', 'b', 'c'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => firstPost.post(first.ctx, p, s) }, failIfAnyFailed),
+		).rejects.toThrow('no answer');
+		expect(firstPost.posted).toEqual(['a', 'b', 'c']);
+
+		const retry = fakeContext({ credentials: API_KEY, executionId: 'e2', mode: 'retry' });
+		const retryPost = poster();
+		const outcomes = await sendOnce(retry.ctx, units('a', 'b', 'c'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => retryPost.post(retry.ctx, p, s) }, (o) => o);
+		expect(retryPost.posted).toEqual([]);
+		expect(outcomes[0]).toEqual({ ok: true, json: { accepted: true, id: 'a', alreadySent: true } });
+		expect(outcomes[1]).toMatchObject({ ok: false });
+		expect((outcomes[1] as { failure: { error: Error } }).failure.error.message).toMatch(/^An earlier try may already have sent this message/);
+		expect(outcomes[2]).toEqual({ ok: true, json: { accepted: true, id: 'c', alreadySent: true } });
+	});
+
+	it('with "Resend Messages With Unknown Outcome" a retry sends only the unknown one again', async () => {
+		const first = fakeContext({ credentials: API_KEY, executionId: 'e1' });
+		await expect(
+			sendOnce(first.ctx, units('a', 'b'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => poster(['b']).post(first.ctx, p, s) }, failIfAnyFailed),
+		).rejects.toThrow();
+		const retry = fakeContext({ credentials: API_KEY, executionId: 'e2', mode: 'retry' });
+		const retryPost = poster();
+		await sendOnce(retry.ctx, units('a', 'b'), { kind: 'apiKey', resendUnknown: true, post: (p, s) => retryPost.post(retry.ctx, p, s) }, (o) => o);
+		expect(retryPost.posted).toEqual(['b']);
+	});
+
+	it('a run that finished is never matched by a later retry: the same message is a new message', async () => {
+		const first = fakeContext({ credentials: API_KEY, executionId: 'e1' });
+		await sendOnce(first.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => poster().post(first.ctx, p, s) }, (o) => o);
+		const retry = fakeContext({ credentials: API_KEY, executionId: 'e2', mode: 'retry' });
+		const again = poster();
+		await sendOnce(retry.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => again.post(retry.ctx, p, s) }, (o) => o);
+		expect(again.posted).toEqual(['a']);
+	});
+
+	it('checks the balance before anything else, and sends nothing when it is short', async () => {
+		const { ctx, requests } = fakeContext({
+			credentials: { ...API_KEY, svcMessagingAccountApi: { baseUrl: 'http://svc.test', email: 'a@b.c', password: 'p', accessToken: 't' } },
+			answer: () => ({ body: { success: true, data: { credits: 1 } } }),
+		});
+		const { posted, post } = poster();
+		await expect(
+			sendOnce(ctx, units('a', 'b'), { kind: 'apiKey', creditsNeeded: 2, resendUnknown: false, post: (p, s) => post(ctx, p, s) }, (o) => o),
+		).rejects.toMatchObject({ context: { errorCode: 'INSUFFICIENT_CREDITS' } });
+		expect(posted).toEqual([]);
+		expect(requests.map((r) => r.url)).toEqual(['http://svc.test/api/account/balance']);
+	});
+});
