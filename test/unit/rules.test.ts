@@ -18,9 +18,9 @@ describe('rules/: the field rules, without n8n or the service', () => {
 	it('SMS fields carry their rule text', () => {
 		expect(senderIdSchema.safeParse('MYSHOP2024X').success).toBe(true);
 		expect(senderIdSchema.safeParse('my shop').error?.issues[0].message).toBe('must be 1–11 capital letters A–Z or digits 0–9, without spaces or symbols');
-		expect(smsSchema.safeParse({ message: 'x'.repeat(1601) }).error?.issues[0].message).toBe('must be at most 1600 characters');
+		expect(smsSchema.safeParse({ message: 'x'.repeat(1601) }).error?.issues[0].message).toBe('must be at most 1600 characters (it has 1601)');
 		expect(smsSchema.safeParse({ message: '' }).error?.issues[0].message).toBe('must not be empty');
-		expect(smsSchema.safeParse({ message: 'hi', reference: 'r'.repeat(101) }).error?.issues[0].message).toBe('must be at most 100 characters');
+		expect(smsSchema.safeParse({ message: 'hi', reference: 'r'.repeat(101) }).error?.issues[0].message).toBe('must be at most 100 characters (it has 101)');
 	});
 
 	it('segments: 160 GSM-7 characters or 70 Unicode characters a credit', () => {

@@ -18,6 +18,16 @@ function zoneOffsetMs(utcMs: number, timeZone: string): number {
 const HAS_ZONE = /(Z|[+-]\d{2}:?\d{2})$/i;
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?$/;
 
+/** The date and time fields of an ISO 8601 text, whatever follows them (seconds, fraction, zone). */
+const ISO_PARTS = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/;
+
+function isCalendarDate(parts: RegExpExecArray): boolean {
+	const [year, month, day, hour, minute, second] = parts.slice(1).map((p) => (p === undefined ? 0 : Number(p)));
+	if (month < 1 || month > 12 || day < 1) return false;
+	const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+	return day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
+}
+
 /**
  * An n8n dateTime value (wall-clock time in the workflow's timezone, or an ISO string with its own
  * offset, or a Luxon DateTime from an expression) as an ISO 8601 UTC instant; undefined if unreadable.
@@ -30,6 +40,9 @@ export function toUtcIso(value: unknown, timeZone: string): string | undefined {
 	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
 	if (typeof value !== 'string') return undefined;
 	const text = value.trim();
+	// A date that does not exist (30 February, month 13, 25:00) is refused, not rolled over.
+	const parts = ISO_PARTS.exec(text);
+	if (parts && !isCalendarDate(parts)) return undefined;
 	if (HAS_ZONE.test(text)) {
 		const ms = Date.parse(text);
 		return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
@@ -44,7 +57,10 @@ export function toUtcIso(value: unknown, timeZone: string): string | undefined {
 
 /** The calendar date (YYYY-MM-DD) of an n8n dateTime value, read in the workflow's timezone. */
 export function toLocalDate(value: unknown, timeZone: string): string | undefined {
-	if (typeof value === 'string' && LOCAL.test(value.trim())) return value.trim().slice(0, 10);
+	if (typeof value === 'string' && LOCAL.test(value.trim())) {
+		const parts = ISO_PARTS.exec(value.trim());
+		return parts && isCalendarDate(parts) ? value.trim().slice(0, 10) : undefined;
+	}
 	const iso = toUtcIso(value, timeZone);
 	if (!iso) return undefined;
 	return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));

@@ -4,13 +4,18 @@ import type { z } from 'zod';
 
 import { INVALID_INPUT, withErrorCode } from '../transport/errors';
 
+/** What the field rules need of a zod schema: it reads any raw parameter value. */
+export interface Schema<T> {
+	safeParse(value: unknown): z.SafeParseReturnType<unknown, T>;
+}
+
 /**
  * Parses one item's parameters; a failure names the field (by its label in the form), the item
  * and the rule, and nothing is sent for that item.
  */
 export function parseItem<T>(
 	node: INode,
-	schema: z.ZodType<T>,
+	schema: Schema<T>,
 	value: unknown,
 	itemIndex: number,
 	labels: Record<string, string>,
@@ -23,6 +28,13 @@ export function parseItem<T>(
 		return `"${label}" ${issue.message}`;
 	});
 	return failItem(node, itemIndex, problems[0], problems.slice(1).join('; ') || undefined);
+}
+
+/** One field of item `i` through its schema: the parsed value, or `Item N: "Label" rule`. */
+export function checkField<T>(node: INode, schema: Schema<T>, value: unknown, itemIndex: number, label: string): T {
+	const result = schema.safeParse(value);
+	if (result.success) return result.data;
+	return failItem(node, itemIndex, `"${label}" ${result.error.issues[0].message}`);
 }
 
 /** Refuses an item's input before anything is sent: `Item N: "Field" rule`, code INVALID_INPUT. */

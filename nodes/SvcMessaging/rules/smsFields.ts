@@ -1,9 +1,10 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { SMS_LIMITS } from '../transport/service';
+import { INPUT_LIMITS, SMS_LIMITS } from '../transport/service';
 import { toUtcIso } from './dateTime';
 import { failItem } from './fields';
+import { textField } from './schemas';
 
 /**
  * The fields of an SMS (Send, Send and Wait, Send Bulk, campaigns): each schema carries its rule
@@ -14,14 +15,9 @@ export const senderIdSchema = z
 	.regex(/^[A-Z0-9]{1,11}$/, 'must be 1–11 capital letters A–Z or digits 0–9, without spaces or symbols');
 
 export const smsSchema = z.object({
-	message: z
-		.string({ invalid_type_error: 'must be text' })
-		.min(1, 'must not be empty')
-		.refine((m) => [...m].length <= SMS_LIMITS.maxMessageCharacters, {
-			message: `must be at most ${SMS_LIMITS.maxMessageCharacters} characters`,
-		}),
+	message: textField({ max: SMS_LIMITS.maxMessageCharacters, visible: true }),
 	senderId: senderIdSchema.optional(),
-	reference: z.string().max(100, 'must be at most 100 characters').optional(),
+	reference: textField({ max: INPUT_LIMITS.maxReferenceCharacters }).optional(),
 	webhookUrl: z.string().url('must be a full URL').regex(/^https?:\/\//, 'must start with http:// or https://').optional(),
 });
 

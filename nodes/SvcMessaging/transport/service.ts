@@ -39,6 +39,17 @@ export const PLANS: Record<Exclude<PlanName, 'enterprise'>, PlanLimits> = {
 	business: { requestsPerSecond: 100, recipientsPerCall: 10000 },
 };
 
+/**
+ * Not shown in the spec: the longest identifier the nodes put into a request path (message and
+ * batch IDs, template names), and the longest chat text (the chat platform's own limit).
+ */
+export const INPUT_LIMITS = {
+	maxPathIdCharacters: 128,
+	maxCampaignIdDigits: 15,
+	maxChatTextCharacters: 4096,
+	maxReferenceCharacters: 100,
+} as const;
+
 export const SMS_LIMITS = {
 	maxMessageCharacters: 1600,
 	maxSenderIdLength: 11,

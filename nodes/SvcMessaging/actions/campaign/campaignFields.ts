@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { failItem } from '../../rules/fields';
 import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
 import { senderIdSchema } from '../../rules/smsFields';
-import { SMS_LIMITS } from '../../transport/service';
+import { INPUT_LIMITS, SMS_LIMITS } from '../../transport/service';
 import { senderIdLocator } from '../common.descriptions';
 
 export const campaignIdLocator = (description: string): INodeProperties => ({
@@ -100,9 +100,9 @@ export function checkName(ctx: IExecuteFunctions, name: unknown, i: number): str
 /** The campaign ID of the resource locator, checked to be a whole number. */
 export function readCampaignId(ctx: IExecuteFunctions, i: number): string {
 	const raw = ctx.getNodeParameter('campaignId', i, '', { extractValue: true }) as unknown;
-	const id = raw === undefined || raw === null ? '' : String(raw).trim();
+	const id = raw === undefined || raw === null ? '' : typeof raw === 'object' ? '[an object]' : String(raw).trim();
 	if (id === '') failItem(ctx.getNode(), i, '"Campaign" must not be empty: pick one from the list or enter its ID');
-	if (!/^\d+$/.test(id) || Number(id) < 1) {
+	if (!/^\d+$/.test(id) || Number(id) < 1 || id.length > INPUT_LIMITS.maxCampaignIdDigits) {
 		failItem(ctx.getNode(), i, `"Campaign" must be a campaign ID (a whole number greater than 0), got "${id.slice(0, 40)}"`);
 	}
 	return id;

@@ -1,13 +1,19 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { CHAT_TEXT_LIMITS, mediaLinkProblem, verifyMediaLink, type MediaKind } from '../../rules/chatMedia';
-import { failItem } from '../../rules/fields';
+import { checkField, failItem } from '../../rules/fields';
 import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
-import { characterCount } from '../../rules/templateText';
+import { oneOf, textField } from '../../rules/schemas';
 import type { PreparedPost } from '../../sending/postEach';
+import { INPUT_LIMITS } from '../../transport/service';
 import { templateMessage, type TemplateCache } from './templateMessage';
 
 export const MEDIA_TYPES: MediaKind[] = ['image', 'document', 'video'];
+
+const TEXT = textField({ visible: true, max: INPUT_LIMITS.maxChatTextCharacters });
+const CAPTION = textField({ required: false, max: CHAT_TEXT_LIMITS.captionMaxCharacters });
+const FILE_NAME = textField({ required: false, max: CHAT_TEXT_LIMITS.filenameMaxCharacters });
+const RECIPIENT_TYPE = oneOf(['individual', 'group'] as const);
 
 /** Per execution: templates looked up and media links verified once, however many items use them. */
 export interface SendCache {
@@ -44,25 +50,14 @@ async function checkMedia(
 /** The image, document or video object of item `i`: link, caption and (documents) file name, checked. */
 async function mediaMessage(ctx: IExecuteFunctions, cache: SendCache, i: number, kind: MediaKind, verify: boolean): Promise<IDataObject> {
 	const node = ctx.getNode();
-	const link = await checkMedia(ctx, cache, i, 'Media Link', String(ctx.getNodeParameter('mediaLink', i, '')), kind, verify);
+	const rawLink = checkField(node, textField({ required: false }), ctx.getNodeParameter('mediaLink', i, '') ?? '', i, 'Media Link');
+	const link = await checkMedia(ctx, cache, i, 'Media Link', rawLink, kind, verify);
 	const media: IDataObject = { link };
-	const caption = String(ctx.getNodeParameter('caption', i, '') ?? '');
-	if (caption !== '') {
-		const length = characterCount(caption);
-		if (length > CHAT_TEXT_LIMITS.captionMaxCharacters) {
-			failItem(node, i, `"Caption" must be at most ${CHAT_TEXT_LIMITS.captionMaxCharacters} characters (it has ${length})`);
-		}
-		media.caption = caption;
-	}
+	const caption = checkField(node, CAPTION, ctx.getNodeParameter('caption', i, '') ?? '', i, 'Caption');
+	if (caption !== '') media.caption = caption;
 	if (kind === 'document') {
-		const filename = String(ctx.getNodeParameter('filename', i, '') ?? '').trim();
-		if (filename !== '') {
-			const length = characterCount(filename);
-			if (length > CHAT_TEXT_LIMITS.filenameMaxCharacters) {
-				failItem(node, i, `"File Name" must be at most ${CHAT_TEXT_LIMITS.filenameMaxCharacters} characters (it has ${length})`);
-			}
-			media.filename = filename;
-		}
+		const filename = checkField(node, FILE_NAME, ctx.getNodeParameter('filename', i, '') ?? '', i, 'File Name').trim();
+		if (filename !== '') media.filename = filename;
 	}
 	return media;
 }
@@ -78,14 +73,12 @@ export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCach
 	);
 	if (!phone.ok) failItem(node, i, `"Phone Number" ${phone.rule}`);
 	const type = ctx.getNodeParameter('messageType', i) as string;
-	const recipientType = ctx.getNodeParameter('recipientType', i, 'individual') as string;
+	const recipientType = checkField(node, RECIPIENT_TYPE, ctx.getNodeParameter('recipientType', i, 'individual'), i, 'Recipient Type');
 	const verify = options.verifyMediaLink === true;
 	const body: IDataObject = { phoneNumber: phone.e164, type, recipientType };
 
 	if (type === 'text') {
-		const text = ctx.getNodeParameter('text', i, '');
-		if (typeof text !== 'string' || text.trim() === '') failItem(node, i, '"Text" must not be empty');
-		body.text = { body: text };
+		body.text = { body: checkField(node, TEXT, ctx.getNodeParameter('text', i, ''), i, 'Text') };
 	} else if ((MEDIA_TYPES as string[]).includes(type)) {
 		const kind = type as MediaKind;
 		body[kind] = await mediaMessage(ctx, cache, i, kind, verify);

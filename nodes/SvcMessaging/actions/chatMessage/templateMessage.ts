@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { getTemplate } from '../../api/chat';
-import { failItem } from '../../rules/fields';
+import { checkField, failItem } from '../../rules/fields';
+import { pathId, variableValue } from '../../rules/schemas';
 import { normalizeLanguageCode, variableFieldIds } from '../../rules/templateText';
 import { serviceErrorCode } from '../../transport/errors';
 import { wrapError } from '../../transport/errors';
@@ -33,8 +34,16 @@ async function templateOf(ctx: IExecuteFunctions, templates: TemplateCache, name
 /** Item `i`'s `template` object: an approved template, its language and exactly its variables, checked. */
 export async function templateMessage(ctx: IExecuteFunctions, templates: TemplateCache, i: number): Promise<IDataObject> {
 	const node = ctx.getNode();
-	const name = String(ctx.getNodeParameter('template', i, '', { extractValue: true }) ?? '').trim();
-	if (!name) failItem(node, i, '"Template" must not be empty: pick an approved template or type its name');
+	const rawName = ctx.getNodeParameter('template', i, '', { extractValue: true }) as unknown;
+	if (rawName === undefined || rawName === null || String(rawName).trim() === '') {
+		failItem(node, i, '"Template" must not be empty: pick an approved template or type its name');
+	}
+	const name = checkField(node, pathId, rawName, i, 'Template');
+	// The values mapped in the resource mapper are text (numbers read as their digits), checked before the template is looked up.
+	const values = (ctx.getNodeParameter('templateVariables.value', i, {}) ?? {}) as IDataObject;
+	for (const [id, value] of Object.entries(values)) {
+		if (value !== undefined && value !== null && value !== '') checkField(node, variableValue, value, i, `Template Variables → ${variableLabel(id)}`);
+	}
 	const template = await templateOf(ctx, templates, name, i);
 	if (template.status !== 'APPROVED') {
 		const reason = template.rejectedReason ? ` (${String(template.rejectedReason)})` : '';
@@ -57,7 +66,6 @@ export async function templateMessage(ctx: IExecuteFunctions, templates: Templat
 	}
 
 	// The values mapped in the resource mapper must be exactly the template's variables.
-	const values = (ctx.getNodeParameter('templateVariables.value', i, {}) ?? {}) as IDataObject;
 	const ids = variableFieldIds(template.components);
 	const expected = [...ids.header, ...ids.body];
 	const filled = (id: string) => values[id] !== undefined && values[id] !== null && String(values[id]) !== '';

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTemplate } from '../../api/chat';
-import { failItem } from '../../rules/fields';
+import { checkField, failItem } from '../../rules/fields';
+import { pathId } from '../../rules/schemas';
 import { templateLocator } from './descriptions';
 
 const properties: INodeProperties[] = [templateLocator('searchChatTemplates', 'The template to look up')];
@@ -10,9 +11,11 @@ const properties: INodeProperties[] = [templateLocator('searchChatTemplates', 'T
 export const description = updateDisplayOptions({ show: { resource: ['chatTemplate'], operation: ['get'] } }, properties);
 
 export function templateNameOf(ctx: IExecuteFunctions, i: number): string {
-	const name = String(ctx.getNodeParameter('template', i, '', { extractValue: true }) ?? '').trim();
-	if (!name) failItem(ctx.getNode(), i, '"Template" must not be empty: pick one from the list or type its name');
-	return name;
+	const name = ctx.getNodeParameter('template', i, '', { extractValue: true }) as unknown;
+	if (name === '' || name === undefined || name === null) {
+		failItem(ctx.getNode(), i, '"Template" must not be empty: pick one from the list or type its name');
+	}
+	return checkField(ctx.getNode(), pathId, name, i, 'Template');
 }
 
 /** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */

@@ -1,10 +1,11 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { createHash } from 'crypto';
 
-import { failItem } from '../../rules/fields';
+import { failItem, parseItem } from '../../rules/fields';
 import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
-import { placeholdersOf } from '../../rules/segments';
-import { futureTime, senderIdSchema } from '../../rules/smsFields';
+import { fillPlaceholders, placeholdersOf } from '../../rules/segments';
+import { futureTime, SMS_LABELS, smsSchema } from '../../rules/smsFields';
+import { characters, hasVisibleCharacter } from '../../rules/schemas';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import { SMS_LIMITS } from '../../transport/service';
 import { perItemParameter } from '../parameters';
@@ -71,24 +72,23 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 		if (last && last.text === text && last.sender === rawSender && last.opts === opts) {
 			group = last.group;
 		} else {
-			if (typeof text !== 'string' || text === '') failItem(node, i, '"Message" must not be empty');
-			if ([...text].length > SMS_LIMITS.maxMessageCharacters) {
-				failItem(node, i, `"Message" must be at most ${SMS_LIMITS.maxMessageCharacters} characters`);
-			}
-			const sender = rawSender || undefined;
-			if (sender !== undefined && !senderIdSchema.safeParse(sender).success) {
-				failItem(node, i, `"Sender ID" ${senderIdSchema.safeParse(sender).error?.issues[0].message}`);
-			}
+			const checked = parseItem(
+				node,
+				smsSchema,
+				{ message: text, senderId: rawSender || undefined, reference: opts.reference || undefined },
+				i,
+				SMS_LABELS,
+			);
 			const scheduledAt = futureTime(ctx, opts.scheduledAt, i);
-			const body: IDataObject = { message: text };
-			if (sender) body.senderId = sender;
-			if (opts.reference) body.reference = String(opts.reference);
+			const body: IDataObject = { message: checked.message };
+			if (checked.senderId) body.senderId = checked.senderId;
+			if (checked.reference) body.reference = checked.reference;
 			if (scheduledAt) body.scheduledAt = scheduledAt;
 			const groupKey = JSON.stringify(body);
 			group = groups.get(groupKey) ?? {
 				body,
 				id: createHash('sha256').update(groupKey).digest('base64').slice(0, 12),
-				placeholders: placeholdersOf(text),
+				placeholders: placeholdersOf(checked.message),
 			};
 			groups.set(groupKey, group);
 			last = { text, sender: rawSender, opts, group };
@@ -122,6 +122,7 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 				}
 				// Only the message's placeholders go to the service (and into the retry ledger's key).
 				const variables = placeholders.length && entry.variables ? usedVariables(entry.variables, placeholders) : undefined;
+				if (variables) checkFilledMessage(node, i, where, group, variables);
 				slots.push({
 					recipient: { itemIndex: i, position, phoneNumber: normalized.e164, variables, group, identity: '' },
 				});
@@ -133,6 +134,16 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 		});
 		return slots;
 	};
+}
+
+/** The text this recipient gets, its placeholders filled, holds the rules of an SMS too. */
+function checkFilledMessage(node: INode, i: number, where: string, group: Group, variables: Record<string, string>): void {
+	const filled = fillPlaceholders(group.body.message as string, variables);
+	const count = characters(filled);
+	if (count > SMS_LIMITS.maxMessageCharacters) {
+		failItem(node, i, `${where}"Message" with its placeholders filled must be at most ${SMS_LIMITS.maxMessageCharacters} characters (it has ${count})`);
+	}
+	if (!hasVisibleCharacter(filled)) failItem(node, i, `${where}"Message" with its placeholders filled must contain a visible character`);
 }
 
 const hasOwn = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);

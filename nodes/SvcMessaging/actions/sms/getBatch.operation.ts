@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getBatch } from '../../api/sms';
-import { failItem } from '../../rules/fields';
+import { checkField } from '../../rules/fields';
+import { pathId } from '../../rules/schemas';
 
 const properties: INodeProperties[] = [
 	{
@@ -19,7 +20,6 @@ export const description = updateDisplayOptions({ show: { resource: ['sms'], ope
 
 /** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
 export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
-	const batchId = String(this.getNodeParameter('batchId', i)).trim();
-	if (!batchId) failItem(this.getNode(), i, '"Batch ID" must not be empty');
+	const batchId = checkField(this.getNode(), pathId, this.getNodeParameter('batchId', i), i, 'Batch ID');
 	return await getBatch(this, batchId, i);
 }

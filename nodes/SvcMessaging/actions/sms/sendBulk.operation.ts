@@ -142,6 +142,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<Slot[] | Ite
 	const recipients = slots.flatMap((slot) => (slot.recipient ? [slot.recipient] : []));
 	const limits = planLimits(await getServiceCredentials.call(this, 'apiKey'));
 	const identities = messageIdentities(recipients.map(recipientPayload));
+	hintDuplicates(this, recipients);
 	recipients.forEach((r, n) => (r.identity = identities[n]));
 	const outcomes = await sendOnce(
 		this,
@@ -181,6 +182,16 @@ export async function send(this: IExecuteFunctions, prepared: Array<Slot[] | Ite
 		},
 	);
 	return outcomes;
+}
+
+/** Duplicates stay messages of their own (as at the service): say so, since it is rarely meant. */
+function hintDuplicates(ctx: IExecuteFunctions, recipients: Recipient[]): void {
+	const repeated = recipients.length - new Set(recipients.map((r) => `${r.group.id}\u0000${r.phoneNumber}`)).size;
+	if (repeated === 0) return;
+	ctx.addExecutionHints({
+		message: `${repeated} recipient${repeated === 1 ? '' : 's'} appear more than once with the same message: each appearance is sent (and charged) as its own SMS. Use a Remove Duplicates node before Send Bulk to send one.`,
+		location: 'outputPane',
+	});
 }
 
 /** Credits of every recipient's message, its placeholders filled (README → Check Balance). */

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+
+import { INPUT_LIMITS } from '../transport/service';
+
+/**
+ * The shared field schemas: every operation's parameters pass through these before anything is
+ * sent. Each carries its rule text, which errors show as `Item N: "Field" rule`; a value of the
+ * wrong type is named ("must be text, not an object").
+ */
+
+/** White space, zero-width characters, direction marks, the BOM and fillers: they show nothing. */
+const INVISIBLE = /[\s\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/gu;
+
+export function hasVisibleCharacter(text: string): boolean {
+	return text.replace(INVISIBLE, '') !== '';
+}
+
+/** What a value is, in words, for an error that says it has the wrong type. */
+export function kindOf(value: unknown): string {
+	if (value === null) return 'empty (null)';
+	if (Array.isArray(value)) return 'a list';
+	if (typeof value === 'object') return 'an object';
+	if (typeof value === 'number') return `a number (${value})`;
+	return `a ${typeof value}`;
+}
+
+/** Unicode code points: what the spec calls characters. */
+export function characters(text: string): number {
+	let count = 0;
+	for (const _ of text) count++;
+	return count;
+}
+
+const wrongType = (expected: string): z.ZodErrorMap => (issue, ctx) =>
+	issue.code === 'invalid_type' ? { message: `must be ${expected}, not ${kindOf(ctx.data)}` } : { message: ctx.defaultError };
+
+/** A string; numbers (from expressions) are read as their digits. */
+const textValue = (expected = 'text'): z.ZodType<string, z.ZodTypeDef, unknown> =>
+	z.preprocess((v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v), z.string({ errorMap: wrongType(expected) })) as z.ZodType<
+		string,
+		z.ZodTypeDef,
+		unknown
+	>;
+
+export interface TextRules {
+	/** whether an empty value is refused (default true; optional fields check only what is given) */
+	required?: boolean;
+	/** at most this many characters */
+	max?: number;
+	/** at least one character that shows (not only spaces, zero-width characters or direction marks) */
+	visible?: boolean;
+}
+
+/** Text with its rules; an empty or blank value is refused with "must not be empty". */
+export function textField(rules: TextRules = {}): z.ZodType<string, z.ZodTypeDef, unknown> {
+	return textValue()
+		.refine((t) => rules.required === false || t.trim() !== '', { message: 'must not be empty' })
+		.refine((t) => !rules.visible || t.trim() === '' || hasVisibleCharacter(t), {
+			message: 'must contain a visible character (it has only spaces, zero-width characters or direction marks)',
+		})
+		.superRefine((t, ctx) => {
+			if (rules.max === undefined) return;
+			const count = characters(t);
+			if (count > rules.max) ctx.addIssue({ code: 'custom', message: `must be at most ${rules.max} characters (it has ${count})` });
+		});
+}
+
+const MAX_PATH_ID_CHARACTERS = INPUT_LIMITS.maxPathIdCharacters;
+
+/**
+ * An identifier that becomes one segment of a request path (message ID, batch ID, template
+ * name): not empty, not a dot segment (which would change the path), no control characters, and
+ * of a bounded length.
+ */
+export const pathId = textValue('text or a number')
+	.transform((t) => t.trim())
+	.refine((t) => t !== '', { message: 'must not be empty' })
+	.refine((t) => t !== '.' && t !== '..', { message: 'must not be "." or ".."' })
+	.refine((t) => ![...t].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), { message: 'must not contain control characters' })
+	.refine((t) => characters(t) <= MAX_PATH_ID_CHARACTERS, { message: `must be at most ${MAX_PATH_ID_CHARACTERS} characters` });
+
+/** A choice among fixed values, e.g. a recipient type. */
+export function oneOf<T extends string>(values: readonly T[]) {
+	return textValue().superRefine((v, ctx) => {
+		if (!(values as readonly string[]).includes(v)) {
+			ctx.addIssue({ code: 'custom', message: `must be one of ${values.join(', ')} (got "${v.slice(0, 40)}")` });
+		}
+	}) as unknown as z.ZodType<T, z.ZodTypeDef, unknown>;
+}
+
+/** A value that fills a `{{placeholder}}` or a template variable: text or a number, nothing else. */
+export const variableValue = textValue('text or a number');
