@@ -170,7 +170,7 @@ describe('Campaign → Create', () => {
 			['a bad contact group ID', { contactGroupIds: '1, abc' }, /^Item 0: "Contact Group IDs" entry 2 must be a whole number greater than 0 \(got "abc"\)/],
 			['an empty name', { name: '  ' }, /^Item 0: "Name" must not be empty/],
 			['an empty message', { message: '' }, /^Item 0: "Message" must not be empty/],
-			['a message over 1600 characters', { message: 'a'.repeat(1601) }, /^Item 0: "Message" must be at most 1600 characters \(has 1601\)/],
+			['a message over 1600 characters', { message: 'a'.repeat(1601) }, /^Item 0: "Message" must be at most 1600 characters \(it has 1601\)/],
 			['no sender ID', { senderIdText: '' }, /^Item 0: "Sender ID" must not be empty: campaigns need an approved sender ID/],
 			['a malformed sender ID', { senderIdText: 'acme ke' }, /^Item 0: "Sender ID" must be 1–11 capital letters A–Z or digits 0–9.*\(got "acme ke"\)/],
 			['a scheduled time in the past', { options: { scheduledAt: '2020-01-01T10:00:00' } }, /^Item 0: "Scheduled Time" must be in the future \(got 2020-01-01T07:00:00\.000Z\)/],

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { failItem } from '../../rules/fields';
+import { checkField, failItem } from '../../rules/fields';
 import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
+import { textField } from '../../rules/schemas';
 import { senderIdSchema } from '../../rules/smsFields';
 import { INPUT_LIMITS, SMS_LIMITS } from '../../transport/service';
 import { senderIdLocator } from '../common.descriptions';
@@ -82,19 +83,15 @@ export function checkSenderId(ctx: IExecuteFunctions, senderId: string, i: numbe
 	return senderId;
 }
 
+const MESSAGE = textField({ visible: true, max: SMS_LIMITS.maxMessageCharacters });
+const NAME = textField({ visible: true });
+
 export function checkMessage(ctx: IExecuteFunctions, message: unknown, i: number): string {
-	if (typeof message !== 'string' || message === '') failItem(ctx.getNode(), i, '"Message" must not be empty');
-	if ([...message].length > SMS_LIMITS.maxMessageCharacters) {
-		failItem(ctx.getNode(), i, `"Message" must be at most ${SMS_LIMITS.maxMessageCharacters} characters (has ${[...message].length})`);
-	}
-	return message;
+	return checkField(ctx.getNode(), MESSAGE, message, i, 'Message');
 }
 
 export function checkName(ctx: IExecuteFunctions, name: unknown, i: number): string {
-	if (typeof name !== 'string' && typeof name !== 'number') failItem(ctx.getNode(), i, '"Name" must be text');
-	const text = String(name);
-	if (text.trim() === '') failItem(ctx.getNode(), i, '"Name" must not be empty');
-	return text;
+	return checkField(ctx.getNode(), NAME, name, i, 'Name');
 }
 
 /** The campaign ID of the resource locator, checked to be a whole number. */

@@ -1,0 +1,195 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
+import { emulator } from '../helpers/emulator';
+import { executeNode, shutdownN8nCore, type TestCredentials } from '../helpers/n8n';
+
+/**
+ * Every operation × a table of bad values, fed the way they reach a real workflow (an expression
+ * over the input item): each must be refused before any request, with an error that names the
+ * item and the field. The suite prints `bad inputs: N tried, 0 sent`.
+ */
+let emu: RunningEmulator;
+const tried: string[] = [];
+const leaked: string[] = [];
+
+beforeAll(async () => {
+	emu = await emulator();
+});
+afterAll(async () => {
+	process.stdout.write(`\nbad inputs: ${tried.length} tried, ${leaked.length} sent\n`);
+	await emu.close();
+	await shutdownN8nCore();
+});
+
+const PHONE = '+254712345678';
+const BAD = '={{ $json.bad }}';
+const rl = (value: string, mode = 'id') => ({ __rl: true, mode, value });
+const apiKey = (): TestCredentials => ({ svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } });
+const account = (): TestCredentials => ({
+	svcMessagingAccountApi: { baseUrl: emu.url, email: SEED_LOGINS.demo.email, password: SEED_LOGINS.demo.password, accessToken: '' },
+});
+
+const HUGE = 'x'.repeat(100_000);
+const ZERO_WIDTH = '\u200B\u200C\u200D\uFEFF';
+const DIRECTION = '\u200E\u200F\u202A\u202C\u2066\u2069';
+const OBJECT = { a: 1 };
+const LIST = [1, 2];
+
+const TEXT = ['', '   ', ZERO_WIDTH, DIRECTION, OBJECT, LIST, HUGE];
+const PATH_ID = ['', '  ', '.', '..', OBJECT, LIST, 'a\u0000b', '9'.repeat(100_000), 'x'.repeat(129)];
+const CAMPAIGN_ID = ['', '.', '..', 'abc', '0', '-1', '1.5', '9'.repeat(16), '9'.repeat(100_000), OBJECT, LIST];
+const FUTURE_TIME = ['2030-02-30T10:00', '2030-13-45T99:99', '2030-04-31T08:00', '2001-01-01T10:00', 'tomorrow', OBJECT];
+const PHONE_NUMBERS = ['', '   ', 'abc', '123', '+1', OBJECT, LIST, HUGE];
+const URLS = ['not a url', 'ftp://example.com/x', 'javascript:alert(1)', OBJECT];
+const MEDIA = ['', 'http://cdn.example.com/a.png', 'https://cdn.example.com/a.exe', OBJECT, LIST];
+
+interface Case {
+	operation: string;
+	field: string;
+	values: unknown[];
+	parameters: IDataObject;
+	credentials: () => TestCredentials;
+	/** the item, with the bad value under `bad` */
+	item?: (bad: unknown) => Record<string, unknown>;
+}
+
+const sms = (operation: string, extra: IDataObject): IDataObject => ({
+	resource: 'sms',
+	operation,
+	phoneNumber: PHONE,
+	message: 'Your code is 123456',
+	senderId: rl('', 'list'),
+	options: {},
+	...extra,
+});
+const bulk = (extra: IDataObject): IDataObject =>
+	sms('sendBulk', { recipientsSource: 'items', phoneNumber: '={{ $json.phone }}', variablesSource: 'allFields', ...extra });
+const chat = (extra: IDataObject): IDataObject => ({
+	resource: 'chatMessage',
+	operation: 'send',
+	phoneNumber: PHONE,
+	messageType: 'text',
+	text: 'Hello',
+	options: {},
+	...extra,
+});
+const campaign = (operation: string, extra: IDataObject): IDataObject => ({ resource: 'campaign', operation, ...extra });
+const createCampaign = (extra: IDataObject): IDataObject =>
+	campaign('create', {
+		name: 'March promotion',
+		message: 'Hello from ACME',
+		senderIdText: 'ACMEKE',
+		recipientsSource: 'list',
+		phoneNumbers: PHONE,
+		contactGroupIds: '',
+		options: {},
+		...extra,
+	});
+
+const CASES: Case[] = [
+	{ operation: 'SMS → Send', field: 'Phone Number', values: PHONE_NUMBERS, parameters: sms('send', { phoneNumber: BAD }), credentials: apiKey },
+	{ operation: 'SMS → Send', field: 'Message', values: TEXT, parameters: sms('send', { message: BAD }), credentials: apiKey },
+	{ operation: 'SMS → Send', field: 'Sender ID', values: ['my shop', 'TOOLONGSENDER1', 'ACME-KE', OBJECT], parameters: sms('send', { senderId: rl(BAD) }), credentials: apiKey },
+	{ operation: 'SMS → Send', field: 'Reference', values: ['r'.repeat(101), OBJECT, LIST], parameters: sms('send', { options: { reference: BAD } }), credentials: apiKey },
+	{ operation: 'SMS → Send', field: 'Delivery Report URL', values: URLS, parameters: sms('send', { options: { webhookUrl: BAD } }), credentials: apiKey },
+	{ operation: 'SMS → Send', field: 'Scheduled Time', values: FUTURE_TIME, parameters: sms('send', { options: { scheduledAt: BAD } }), credentials: apiKey },
+	{ operation: 'SMS → Send and Wait', field: 'Message', values: TEXT, parameters: sms('sendAndWaitForDelivery', { message: BAD, waitMode: 'polling' }), credentials: apiKey },
+	{ operation: 'SMS → Send and Wait', field: 'Phone Number', values: PHONE_NUMBERS, parameters: sms('sendAndWaitForDelivery', { phoneNumber: BAD, waitMode: 'polling' }), credentials: apiKey },
+	{ operation: 'SMS → Send Bulk', field: 'Message', values: TEXT, parameters: bulk({ message: BAD }), credentials: apiKey, item: (bad) => ({ bad, phone: PHONE }) },
+	{ operation: 'SMS → Send Bulk', field: 'Reference', values: ['r'.repeat(101), OBJECT], parameters: bulk({ options: { reference: BAD } }), credentials: apiKey, item: (bad) => ({ bad, phone: PHONE }) },
+	{ operation: 'SMS → Send Bulk', field: 'Scheduled Time', values: FUTURE_TIME, parameters: bulk({ options: { scheduledAt: BAD } }), credentials: apiKey, item: (bad) => ({ bad, phone: PHONE }) },
+	{ operation: 'SMS → Send Bulk', field: 'Phone Number', values: PHONE_NUMBERS, parameters: bulk({}), credentials: apiKey, item: (bad) => ({ phone: bad }) },
+	{
+		operation: 'SMS → Send Bulk',
+		field: 'Message',
+		values: ['n'.repeat(1600)],
+		parameters: bulk({ message: 'Hi {{name}}' }),
+		credentials: apiKey,
+		item: (bad) => ({ name: bad, phone: PHONE }),
+	},
+	{
+		operation: 'SMS → Send Bulk',
+		field: 'Message',
+		values: ['   ', ZERO_WIDTH, DIRECTION],
+		parameters: bulk({ message: '{{name}}' }),
+		credentials: apiKey,
+		item: (bad) => ({ name: bad, phone: PHONE }),
+	},
+	{ operation: 'SMS → Get Message', field: 'Message ID', values: PATH_ID, parameters: { resource: 'sms', operation: 'getMessage', messageId: BAD }, credentials: apiKey },
+	{ operation: 'SMS → Get Batch', field: 'Batch ID', values: PATH_ID, parameters: { resource: 'sms', operation: 'getBatch', batchId: BAD }, credentials: apiKey },
+	{
+		operation: 'SMS → Get Delivery Rates',
+		field: 'Start Date',
+		values: ['2030-02-30', '2030-13-01', 'yesterday', OBJECT],
+		parameters: { resource: 'sms', operation: 'getDeliveryRates', filters: { startDate: BAD } },
+		credentials: apiKey,
+	},
+	{ operation: 'Chat Message → Send', field: 'Phone Number', values: PHONE_NUMBERS, parameters: chat({ phoneNumber: BAD }), credentials: apiKey },
+	{ operation: 'Chat Message → Send', field: 'Text', values: TEXT, parameters: chat({ text: BAD }), credentials: apiKey },
+	{ operation: 'Chat Message → Send', field: 'Recipient Type', values: ['everyone', OBJECT], parameters: chat({ recipientType: BAD }), credentials: apiKey },
+	{ operation: 'Chat Message → Send', field: 'Media Link', values: MEDIA, parameters: chat({ messageType: 'image', mediaLink: BAD }), credentials: apiKey },
+	{
+		operation: 'Chat Message → Send',
+		field: 'Caption',
+		values: ['c'.repeat(1025), OBJECT, LIST],
+		parameters: chat({ messageType: 'image', mediaLink: 'https://cdn.example.com/a.png', caption: BAD }),
+		credentials: apiKey,
+	},
+	{
+		operation: 'Chat Message → Send',
+		field: 'File Name',
+		values: ['f'.repeat(241), OBJECT],
+		parameters: chat({ messageType: 'document', mediaLink: 'https://cdn.example.com/a.pdf', filename: BAD }),
+		credentials: apiKey,
+	},
+	{ operation: 'Chat Message → Send', field: 'Template', values: PATH_ID, parameters: chat({ messageType: 'template', template: rl(BAD) }), credentials: apiKey },
+	{
+		operation: 'Chat Message → Send',
+		field: 'Template Variables',
+		values: [OBJECT, LIST],
+		parameters: chat({ messageType: 'template', template: rl('otp_code'), templateVariables: { mappingMode: 'defineBelow', value: { body_1: BAD } } }),
+		credentials: apiKey,
+	},
+	{ operation: 'Chat Template → Get', field: 'Template', values: PATH_ID, parameters: { resource: 'chatTemplate', operation: 'get', template: rl(BAD) }, credentials: apiKey },
+	{ operation: 'Chat Template → Delete', field: 'Template', values: PATH_ID, parameters: { resource: 'chatTemplate', operation: 'delete', template: rl(BAD) }, credentials: apiKey },
+	{
+		operation: 'Chat Template → Create',
+		field: 'Name',
+		values: ['', '   ', OBJECT, 'n'.repeat(513)],
+		parameters: { resource: 'chatTemplate', operation: 'create', templateName: BAD, category: 'UTILITY', language: 'en', componentsSource: 'form', bodyText: 'Hello {{1}}' },
+		credentials: apiKey,
+	},
+	...['get', 'delete', 'sendNow', 'cancel'].map(
+		(operation): Case => ({ operation: `Campaign → ${operation}`, field: 'Campaign', values: CAMPAIGN_ID, parameters: campaign(operation, { campaignId: rl(BAD) }), credentials: account }),
+	),
+	{ operation: 'Campaign → Create', field: 'Name', values: ['', '   ', OBJECT], parameters: createCampaign({ name: BAD }), credentials: account },
+	{ operation: 'Campaign → Create', field: 'Message', values: ['', '   ', 'm'.repeat(1601), OBJECT], parameters: createCampaign({ message: BAD }), credentials: account },
+	{ operation: 'Campaign → Create', field: 'Scheduled Time', values: FUTURE_TIME, parameters: createCampaign({ options: { scheduledAt: BAD } }), credentials: account },
+];
+
+describe('bad input never reaches the service', () => {
+	describe.each(CASES.map((c) => [`${c.operation} · ${c.field}`, c] as const))('%s', (_name, c) => {
+		it.each(c.values.map((value) => [describeValue(value), value]))('%s', async (_label, value) => {
+			await emu.control.reset();
+			tried.push(`${c.operation} ${c.field}`);
+			let error: (Error & { context?: IDataObject }) | undefined;
+			try {
+				await executeNode({ parameters: c.parameters, credentials: c.credentials() }, [(c.item ? c.item(value) : { bad: value }) as IDataObject]);
+			} catch (caught) {
+				error = caught as Error;
+			}
+			const requests = emu.control.requests().filter((r) => !r.path.startsWith('/__emulator'));
+			if (requests.length) leaked.push(`${c.operation} ${c.field} ${describeValue(value)}`);
+			expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+			expect(error?.message).toMatch(/^Item 0: /);
+			expect(error?.message).toContain(`"${c.field}`);
+		});
+	});
+});
+
+function describeValue(value: unknown): string {
+	if (typeof value !== 'string') return JSON.stringify(value);
+	if (value.length > 40) return `${value.length} × "${value[0]}"`;
+	return JSON.stringify(value);
+}
