@@ -25,10 +25,13 @@ import { createRequire } from 'node:module';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const scannerDir = path.dirname(require.resolve('@n8n/scan-community-package/package.json'));
+const scannerRequire = createRequire(path.join(scannerDir, 'scanner', 'scanner.mjs'));
 // ESLint 9 as the scanner resolves it (its own dependency, not this repository's ESLint 8).
-const { ESLint } = createRequire(path.join(scannerDir, 'scanner', 'scanner.mjs'))('eslint');
+const { ESLint } = scannerRequire('eslint');
+const glob = scannerRequire('fast-glob');
+// The scanner makes a temporary folder when loaded (for its downloads): removed again at exit.
+scannerRequire('tmp').setGracefulCleanup();
 const { buildScanConfig, SOURCE_FILE_PATTERNS } = await import(path.join(scannerDir, 'scanner', 'scanner.mjs'));
-const glob = createRequire(path.join(scannerDir, 'scanner', 'scanner.mjs'))('fast-glob');
 
 /** The runtime dependencies chosen on purpose; zod is imported but resolves from n8n itself. */
 const CHOSEN = ['bottleneck', 'ioredis', 'libphonenumber-js', 'zod'];
