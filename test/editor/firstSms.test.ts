@@ -55,6 +55,11 @@ afterAll(async () => {
 	await session?.close();
 }, 60_000);
 
+// The page as it was when the test ended (failed included): .editor-screenshots/n8n<v>/first-sms-last.png.
+afterEach(async () => {
+	await screenshot(session, 'first-sms-last').catch(() => undefined);
+});
+
 /** Saves a screenshot; with n8n 1.123.81 also as README's picture in docs/images/. */
 async function picture(name: string): Promise<void> {
 	await screenshot(session, name);
@@ -65,20 +70,24 @@ async function picture(name: string): Promise<void> {
 
 test('README: SMS → Send with {{ $json.phone }} sends the SMS and shows its result', async () => {
 	const { page, stack } = session;
-	const id = await stack.n8n.createWorkflow(structuredClone(otpWorkflow));
+	// Through the editor's own REST API: the public API does not take pinned data.
+	const created = await stack.n8n.rest<{ data: { id: string } }>('POST', '/rest/workflows', { ...structuredClone(otpWorkflow), active: false });
+	const id = created.data.id;
 	await page.goto(`${stack.n8n.url}/workflow/${id}`);
 	await page.locator('[data-test-id="canvas-node"]', { hasText: 'Send OTP' }).first().dblclick();
 	const ndv = page.locator('[data-test-id="ndv"]');
 	await ndv.waitFor();
 
-	// The filled form: the operation, the credential, the expression and what it resolves to.
+	// The incoming item (the trigger's pinned sign-up) in the input panel.
+	await page.locator('[data-test-id="ndv-input-panel"]').getByText(PHONE).first().waitFor();
+
+	// The filled form: the operation, the credential, the expressions and what they resolve to.
 	expect(await page.locator('[data-test-id="parameter-input-operation"] input').first().inputValue()).toBe('Send');
 	expect(await page.locator('[data-test-id="node-credentials-select"] input').first().inputValue()).toBe(CREDENTIAL_NAMES.starter);
-	const phoneField = page.locator('[data-test-id="parameter-input-phoneNumber"]').first();
-	await phoneField.getByText('{{ $json.phone }}').first().waitFor();
-	await phoneField.click();
-	await page.getByText(PHONE).first().waitFor();
-	await page.locator('[data-test-id="node-parameters"]').getByText('Message', { exact: true }).first().click();
+	await page.locator('[data-test-id="parameter-input-phoneNumber"]').getByText('{{ $json.phone }}').first().waitFor();
+	const parameters = page.locator('[data-test-id="node-parameters"]');
+	await parameters.getByText(PHONE, { exact: true }).first().waitFor();
+	await parameters.getByText(/^Your\s+verification\s+code\s+is\s+482913\./).first().waitFor();
 	await picture('send-sms-form');
 
 	// Run it and read the output.
@@ -86,6 +95,10 @@ test('README: SMS → Send with {{ $json.phone }} sends the SMS and shows its re
 	const output = page.locator('[data-test-id="output-panel"]');
 	for (const field of ['messageId', 'status', 'segments', 'creditsRemaining']) await output.getByText(field).first().waitFor({ timeout: 30_000 });
 	const messageId = (await output.getByText(/^msg_\w+$/).first().innerText()).trim();
+	// Every field at once: the JSON view.
+	await output.getByText('JSON', { exact: true }).first().click();
+	await output.getByText(`"${messageId}"`).first().waitFor();
+	for (const value of ['"PENDING"', `"${PHONE}"`, '"SVCTEST"']) await output.getByText(value, { exact: true }).first().waitFor();
 	await picture('send-sms-output');
 
 	// The emulator received exactly that SMS.
