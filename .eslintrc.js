@@ -39,17 +39,11 @@ module.exports = {
 		},
 		{
 			// The versioned description lives beside the router, as in n8n's Airtable v2 and Teams v2.
-			files: ['./nodes/**/actions/node.description.ts'],
+			files: ['./nodes/**/actions/SvcMessagingV1.node.ts'],
 			rules: {
-				'n8n-nodes-base/node-filename-against-convention': 'off',
 				'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
 				'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
 			},
-		},
-		{
-			// Its sentence case turns "Get many sender IDs" into "Get many sender i ds" (as the nodes panel then showed).
-			files: ['./nodes/**/actions/senderId/index.ts'],
-			rules: { 'n8n-nodes-base/node-param-operation-option-action-miscased': 'off' },
 		},
 		{
 			// Superseded by @n8n/community-nodes/node-connection-type-literal (eslint.community.config.mjs),

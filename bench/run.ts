@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: throughput of the SVC Messaging node at each plan's limit, against one request
  * per item and n8n's HTTP Request batching, on the local emulator. Prints a table and writes
- * bench/results.json. See README → Performance.
+ * bench/results.json. See docs/performance.md.
  *
  * The emulator runs as a child process and the node in another (bench/worker.ts), so the CPU time
  * measured around the node's execution is the node's (with n8n-core's request helpers) alone.

@@ -1,15 +1,16 @@
 import type { IExecuteFunctions, INodeType, INodeTypeDescription, IWebhookFunctions } from 'n8n-workflow';
 
-import { versionDescription } from './actions/node.description';
+import { versionDescription } from './actions/SvcMessagingV1.node';
 import { router } from './actions/router';
 import { handleWaitingReport } from './actions/sms/deliveryReportWebhook';
 import { isToolCall, runAsTool } from './aiTool/toolMode';
 import { chatTemplateListSearch, listSearch, resourceMapping } from './methods';
 
 export class SvcMessaging implements INodeType {
-	// Resources, operations and parameters: actions/node.description.ts. Icon, subtitle and AI-tool
-	// use are (also) stated here, on the class, where n8n's community-node lint reads a node's
-	// description; `file:` icons are resolved from this file's folder.
+	// Resources, operations and parameters: actions/SvcMessagingV1.node.ts (a file holding a node
+	// description must be named after the node, version suffix allowed: n8n's lint). Icon, subtitle
+	// and AI-tool use are (also) stated here, on the class, where n8n's community-node lint reads a
+	// node's description; `file:` icons are resolved from this file's folder.
 	description: INodeTypeDescription = {
 		...versionDescription,
 		icon: { light: 'file:svcMessaging.svg', dark: 'file:svcMessaging.dark.svg' },

@@ -1,11 +1,15 @@
 /**
- * `npm run dev`: the emulator plus the n8n editor on http://localhost:5678, with the package
+ * `npm run dev`: the emulator plus the n8n editor on http://127.0.0.1:5678, with the package
  * loaded (as an installed community package), credentials for the emulator, and the example
  * workflows (examples/) and one workflow per operation (test/e2e/workflows/, with sample input
  * pinned so that "Execute workflow" runs them) imported. Stop with Ctrl+C.
  *
+ * n8n listens on 127.0.0.1 only, and the owner's password is generated on the first run (printed,
+ * and kept in .n8n-e2e/dev/owner-password.txt for later runs): see devOptions.ts.
+ *
  *   npm run dev                      keeps its n8n data in .n8n-e2e/dev/ between runs
- *   npm run dev -- --fresh           starts from an empty n8n (workflows re-imported)
+ *   npm run dev -- --fresh           starts from an empty n8n (workflows re-imported, new password)
+ *   npm run dev -- --host 0.0.0.0    lets other machines reach the editor (every interface)
  *   npm run dev -- --port 5678 --emulator-port 4010 --time-scale 1
  */
 import { existsSync, readdirSync, rmSync } from 'fs';
@@ -23,6 +27,7 @@ import {
 	WEBHOOK_SECRET,
 	type WorkflowJson,
 } from './harness';
+import { devNetwork, devOwnerPassword, PASSWORD_FILE } from './devOptions';
 
 function arg(name: string, fallback: string): string {
 	const i = process.argv.indexOf(`--${name}`);
@@ -51,6 +56,8 @@ async function main() {
 	const userFolder = join(ROOT, '.n8n-e2e', 'dev');
 	if (process.argv.includes('--fresh')) rmSync(userFolder, { recursive: true, force: true });
 	const firstRun = !existsSync(join(userFolder, '.n8n', 'database.sqlite'));
+	const network = devNetwork(process.argv);
+	const owner = { ...E2E_OWNER, password: devOwnerPassword(userFolder, E2E_OWNER.password) };
 
 	for (const [what, p, flag] of [
 		['n8n', port, '--port'],
@@ -75,7 +82,12 @@ async function main() {
 		userFolder,
 		// Only on the first run: later runs keep your changes (use --fresh to re-import).
 		workflows: firstRun ? [...examples, ...perOperation] : undefined,
-		env: { N8N_LISTEN_ADDRESS: '::', N8N_HOST: 'localhost', WEBHOOK_URL: `http://localhost:${port}/` },
+		env: {
+			N8N_LISTEN_ADDRESS: network.listenAddress,
+			N8N_HOST: network.urlHost,
+			WEBHOOK_URL: `http://${network.urlHost}:${port}/`,
+		},
+		owner: { ...owner, password: owner.password.password },
 	});
 	// Delivery reports of examples/otp-send.json arrive here.
 	const tracking = examples.find((w) => w.id === 'svcExampleOtpTrack');
@@ -84,8 +96,9 @@ async function main() {
 	const line = '─'.repeat(78);
 	console.log(`
 ${line}
- n8n editor   http://localhost:${port}
- login        ${E2E_OWNER.email}  /  ${E2E_OWNER.password}
+ n8n editor   http://${network.urlHost}:${port}${network.reachableFromOtherMachines ? `   (listening on ${network.listenAddress}: reachable from other machines)` : '   (this machine only; --host 0.0.0.0 to share)'}
+ login        ${owner.email}  /  ${owner.password.password}
+              ${passwordNote(owner.password.origin, userFolder)}
  emulator     ${stack.emulator.url}   (time scale ${timeScale}; state is in memory, reset at each start)
 ${line}
  Credentials (already selected in the imported workflows):
@@ -113,6 +126,11 @@ Press Ctrl+C to stop.`);
 	process.once('SIGINT', () => void stop());
 	process.once('SIGTERM', () => void stop());
 	await new Promise(() => undefined);
+}
+
+function passwordNote(origin: 'new' | 'kept' | 'legacy', userFolder: string): string {
+	if (origin === 'legacy') return 'the fixed password of data made by an older `npm run dev`: start with --fresh for a generated one';
+	return `${origin === 'new' ? 'generated now' : 'generated on the first run'}, kept in ${join(userFolder, PASSWORD_FILE)}`;
 }
 
 main().catch((error) => {

@@ -1189,6 +1189,8 @@ export async function startStack(options: {
 	log?: (line: string) => void;
 	/** extra environment for n8n */
 	env?: Record<string, string>;
+	/** owner set up through REST; default E2E_OWNER */
+	owner?: N8nOptions['owner'];
 }): Promise<Stack> {
 	const emulator = await startEmulatorProcess({ port: options.emulatorPort, timeScale: options.timeScale, log: options.log });
 	try {
@@ -1203,6 +1205,7 @@ export async function startStack(options: {
 			verbose: options.verbose,
 			log: options.log,
 			env: options.env,
+			owner: options.owner,
 		});
 		return {
 			emulator,

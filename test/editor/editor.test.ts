@@ -28,7 +28,7 @@ const FORMS: Array<[string, string, string, string[]]> = [
 	['chatTemplate', 'Delete a chat template', 'Delete', ['Template']],
 	['chatTemplate', 'Get a chat template', 'Get', ['Template']],
 	['chatTemplate', 'Get many chat templates', 'Get Many', ['Return All', 'Limit', 'Filters']],
-	['senderId', 'Get many sender IDs', 'Get Many', ['Return All', 'Limit', 'Filters']],
+	['senderId', 'Get many sender identifiers', 'Get Many', ['Return All', 'Limit', 'Filters']],
 	['sms', 'Get an SMS batch', 'Get Batch', ['Batch ID']],
 	['sms', 'Get SMS delivery rates', 'Get Delivery Rates', ['Filters']],
 	['sms', 'Get an SMS message', 'Get Message', ['Message ID']],

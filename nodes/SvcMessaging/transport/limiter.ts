@@ -199,6 +199,10 @@ async function sharedLimiter(
 	shared: SharedLimitConfig,
 ): Promise<KeyLimiter> {
 	const bottleneckId = `${shared.keyPrefix}:limiter:${digest(`${baseUrl}\u0000${apiKey}`)}:${limits.requestsPerSecond}`;
+	// A limiter that could not join is forgotten (the next request tries again); its RedisUnavailable
+	// goes on unchanged to the node-facing layer, which turns it into a NodeOperationError
+	// (transport/request.ts sharedLimitError).
+	let joined = false;
 	try {
 		// One gate at a time across the cluster: a process stalled while holding it (a busy event loop, a
 		// cold start) holds the others back instead of letting them run ahead and send in a burst after.
@@ -206,10 +210,11 @@ async function sharedLimiter(
 		// A failed limiter is forgotten: the next request connects again (and fails clearly if it cannot).
 		cluster.onFailure(() => limiters.delete(id));
 		clusters.add(cluster);
-		return createLimiter(limits, cluster);
-	} catch (error) {
-		limiters.delete(id);
-		throw error;
+		const limiter = createLimiter(limits, cluster);
+		joined = true;
+		return limiter;
+	} finally {
+		if (!joined) limiters.delete(id);
 	}
 }
 

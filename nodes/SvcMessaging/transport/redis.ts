@@ -129,11 +129,14 @@ export async function redisClient(config: SharedLimitConfig, purpose: string): P
 			const redis = new Redis({ ...redisClientOptions(config), lazyConnect: true });
 			const ready = new Promise((resolve) => redis.once('ready', resolve));
 			redis.connect().catch(() => undefined);
+			// A failed connection is closed; its RedisUnavailable goes on unchanged to the node-facing
+			// layer, which turns it into a NodeOperationError (transport/request.ts, helpers/sendRecovery.ts).
+			let connected = false;
 			try {
 				await awaitConnection(config, ready, (listener) => redis.on('error', listener), purpose);
-			} catch (error) {
-				redis.disconnect();
-				throw error;
+				connected = true;
+			} finally {
+				if (!connected) redis.disconnect();
 			}
 			return redis;
 		})();

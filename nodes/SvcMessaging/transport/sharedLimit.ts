@@ -55,22 +55,30 @@ export async function joinCluster(
 		for (const listener of listeners.splice(0)) listener(failed);
 		return failed;
 	};
+	// A failed connection is closed; its RedisUnavailable goes on unchanged to the node-facing layer,
+	// which turns it into a NodeOperationError (transport/request.ts sharedLimitError).
+	let connected = false;
 	try {
 		await awaitConnection(config, raw.ready, (listener) => connection.on('error', listener), 'the shared rate limit');
-	} catch (error) {
-		await connection.disconnect(false);
-		throw error;
+		connected = true;
+	} finally {
+		if (!connected) await connection.disconnect(false);
 	}
 	const bottleneck = new Bottleneck({ id, datastore: 'ioredis', connection, clearDatastore: false, ...settings });
 	bottleneck.on('error', (error: unknown) => void fail(error));
 	connection.on('error', (error: unknown) => void fail(error));
-	try {
+	const setUp = async () => {
 		await bottleneck.ready();
 		// Settings persist in Redis: a slowdown left by a process that stopped must not outlive it.
 		await applySettings(bottleneck, settings);
-	} catch (error) {
+	};
+	const setUpFailure = await setUp().then(
+		() => undefined,
+		(error: unknown) => ({ error }),
+	);
+	if (setUpFailure) {
 		await connection.disconnect(false);
-		throw new RedisUnavailable(`Could not set up the shared rate limit in Redis at ${where}`, error);
+		throw new RedisUnavailable(`Could not set up the shared rate limit in Redis at ${where}`, setUpFailure.error);
 	}
 
 	const client = raw.client;

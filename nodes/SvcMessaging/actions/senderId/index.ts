@@ -16,7 +16,7 @@ export const description: INodeProperties[] = [
 				name: 'Get Many',
 				value: 'getAll',
 				description: 'List the sender IDs approved for the account',
-				action: 'Get many sender IDs',
+				action: 'Get many sender identifiers',
 			},
 		],
 		default: 'getAll',

@@ -1,0 +1,110 @@
+/**
+ * README's first screen, as a newcomer does it: a workflow whose item has a `phone` field, an
+ * SVC Messaging node (SMS → Send) with Phone Number `{{ $json.phone }}` and the SVC Messaging API
+ * credential, then "Test step" (n8n 1) / "Execute step" (n8n 2) and the output. In headless Chromium
+ * against a real n8n and the emulator; the SMS is checked at the emulator too. With n8n 1.123.81 the
+ * two screenshots README shows are written to docs/images/ (committed); otherwise to
+ * .editor-screenshots/.
+ */
+import { copyFileSync, mkdirSync } from 'fs';
+import { join } from 'path';
+
+import { SEED_KEYS } from '../emulator/seed';
+import { CREDENTIAL_IDS, CREDENTIAL_NAMES, http, ROOT, type WorkflowJson } from '../e2e/harness';
+import { openEditor, screenshot, SCREENSHOTS, type EditorSession } from './editorSession';
+
+const PHONE = '+254712345678';
+const DOCS_IMAGES = join(ROOT, 'docs', 'images');
+
+/** What README's steps build: an item with a phone number, then SMS → Send. */
+const otpWorkflow: WorkflowJson = {
+	name: 'Send an OTP',
+	nodes: [
+		{ id: 'otp-trigger', name: 'New sign-up', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'otp-send',
+			name: 'Send OTP',
+			type: 'n8n-nodes-svc-messaging.svcMessaging',
+			typeVersion: 1,
+			position: [280, 0],
+			credentials: { svcMessagingApi: { id: CREDENTIAL_IDS.starter, name: CREDENTIAL_NAMES.starter } },
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				phoneNumber: '={{ $json.phone }}',
+				message: '=Your verification code is {{ $json.code }}. It expires in 10 minutes.',
+				senderId: { __rl: true, mode: 'list', value: 'SVCTEST', cachedResultName: 'SVCTEST' },
+				options: {},
+			},
+		},
+	],
+	connections: { 'New sign-up': { main: [[{ node: 'Send OTP', type: 'main', index: 0 }]] } },
+	settings: { executionOrder: 'v1' },
+	// The item a sign-up form (or webhook, or sheet row) would bring.
+	pinData: { 'New sign-up': [{ json: { phone: PHONE, code: '482913' } }] },
+};
+
+let session: EditorSession;
+
+beforeAll(async () => {
+	session = await openEditor();
+	await session.page.setViewportSize({ width: 1400, height: 860 });
+}, 240_000);
+
+afterAll(async () => {
+	await session?.close();
+}, 60_000);
+
+// The page as it was when the test ended (failed included): .editor-screenshots/n8n<v>/first-sms-last.png.
+afterEach(async () => {
+	await screenshot(session, 'first-sms-last').catch(() => undefined);
+});
+
+/** Saves a screenshot; with n8n 1.123.81 also as README's picture in docs/images/. */
+async function picture(name: string): Promise<void> {
+	await screenshot(session, name);
+	if (session.target !== '1') return;
+	mkdirSync(DOCS_IMAGES, { recursive: true });
+	copyFileSync(join(SCREENSHOTS, `n8n${session.target}`, `${name}.png`), join(DOCS_IMAGES, `${name}.png`));
+}
+
+test('README: SMS → Send with {{ $json.phone }} sends the SMS and shows its result', async () => {
+	const { page, stack } = session;
+	// Through the editor's own REST API: the public API does not take pinned data.
+	const created = await stack.n8n.rest<{ data: { id: string } }>('POST', '/rest/workflows', { ...structuredClone(otpWorkflow), active: false });
+	const id = created.data.id;
+	await page.goto(`${stack.n8n.url}/workflow/${id}`);
+	await page.locator('[data-test-id="canvas-node"]', { hasText: 'Send OTP' }).first().dblclick();
+	const ndv = page.locator('[data-test-id="ndv"]');
+	await ndv.waitFor();
+
+	// The incoming item (the trigger's pinned sign-up) in the input panel.
+	await page.locator('[data-test-id="ndv-input-panel"]').getByText(PHONE).first().waitFor();
+
+	// The filled form: the operation, the credential, the expressions and what they resolve to.
+	expect(await page.locator('[data-test-id="parameter-input-operation"] input').first().inputValue()).toBe('Send');
+	expect(await page.locator('[data-test-id="node-credentials-select"] input').first().inputValue()).toBe(CREDENTIAL_NAMES.starter);
+	await page.locator('[data-test-id="parameter-input-phoneNumber"]').getByText('{{ $json.phone }}').first().waitFor();
+	const parameters = page.locator('[data-test-id="node-parameters"]');
+	await parameters.getByText(PHONE, { exact: true }).first().waitFor();
+	await parameters.getByText(/^Your\s+verification\s+code\s+is\s+482913\./).first().waitFor();
+	await picture('send-sms-form');
+
+	// Run it and read the output.
+	await page.locator('[data-test-id="node-execute-button"]').first().click();
+	const output = page.locator('[data-test-id="output-panel"]');
+	for (const field of ['messageId', 'status', 'segments', 'creditsRemaining']) await output.getByText(field).first().waitFor({ timeout: 30_000 });
+	const messageId = (await output.getByText(/^msg_\w+$/).first().innerText()).trim();
+	// Every field at once: the JSON view.
+	await output.getByText('JSON', { exact: true }).first().click();
+	await output.getByText(`"${messageId}"`).first().waitFor();
+	for (const value of ['"PENDING"', `"${PHONE}"`, '"SVCTEST"']) await output.getByText(value, { exact: true }).first().waitFor();
+	await picture('send-sms-output');
+
+	// The emulator received exactly that SMS.
+	const sent = await http<{ data: { phoneNumber: string; message?: string } }>('GET', `${stack.emulator.url}/api/sms/messages/${messageId}`, undefined, {
+		'x-api-key': SEED_KEYS.starter,
+	});
+	expect(sent.status).toBe(200);
+	expect(sent.body.data.phoneNumber).toBe(PHONE);
+});
