@@ -9,7 +9,6 @@ const shared = {
 	testEnvironment: 'node',
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	setupFiles: ['<rootDir>/test/helpers/jest.setup.ts'],
-	testTimeout: 30000,
 };
 
 module.exports = {

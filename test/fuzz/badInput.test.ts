@@ -193,3 +193,48 @@ function describeValue(value: unknown): string {
 	if (value.length > 40) return `${value.length} × "${value[0]}"`;
 	return JSON.stringify(value);
 }
+
+describe('valid edge cases still go out', () => {
+	const sendOne = async (parameters: IDataObject, item: IDataObject = {}) => {
+		await emu.control.reset();
+		const [out] = await executeNode({ parameters, credentials: apiKey() }, [item]);
+		return out;
+	};
+
+	it('a 1600-character GSM text: 10 segments', async () => {
+		const [item] = await sendOne(sms('send', { message: 'a'.repeat(1600) }));
+		expect(item.json).toMatchObject({ accepted: true, encoding: 'GSM-7', segments: 10 });
+	});
+
+	it('a 70-character Unicode text: 1 segment', async () => {
+		const [item] = await sendOne(sms('send', { message: 'д'.repeat(70) }));
+		expect(item.json).toMatchObject({ accepted: true, encoding: 'Unicode', segments: 1 });
+	});
+
+	it('a national number with a Default Country', async () => {
+		const [item] = await sendOne(sms('send', { phoneNumber: '0712345678', options: { defaultCountry: 'KE' } }));
+		expect(item.json).toMatchObject({ accepted: true, phoneNumber: PHONE });
+	});
+
+	it('an 11-character sender ID', async () => {
+		await emu.control.reset();
+		emu.control.updateAccount(SEED_LOGINS.demo.accountId, {
+			senderIds: [{ senderId: 'SVCTEST1234', type: 'ALPHANUMERIC', countries: ['KE'] }],
+		} as never);
+		const [out] = await executeNode({ parameters: sms('send', { senderId: rl('SVCTEST1234') }), credentials: apiKey() }, [{}]);
+		const item = out[0];
+		expect(item.json).toMatchObject({ accepted: true });
+		expect(emu.control.messages()[0].senderId).toBe('SVCTEST1234');
+	});
+
+	it('Send Bulk placeholders filled with emoji, and a number read as text', async () => {
+		const out = await sendOne(bulk({ message: 'Hi {{name}}, your code is {{code}}' }), { phone: PHONE, name: 'Amina 🎉', code: 4521 });
+		expect(out[0].json).toMatchObject({ accepted: true });
+		expect(emu.control.messages()[0].message).toBe('Hi Amina 🎉, your code is 4521');
+	});
+
+	it('a chat message whose text has emoji and direction marks around visible text', async () => {
+		const [item] = await sendOne(chat({ text: '\u200FSalaam 👋\u200E' }));
+		expect(item.json).toMatchObject({ accepted: true });
+	});
+});
