@@ -1,7 +1,11 @@
+import type { INode } from 'n8n-workflow';
 import { Metadata } from 'libphonenumber-js/core';
 import type { CountryCode, MetadataJson } from 'libphonenumber-js/mobile';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/mobile';
 import mobileMetadata from 'libphonenumber-js/mobile/metadata';
+
+import { failItem } from './fields';
+import { kindOf } from './schemas';
 
 /** The spec's supported SMS destinations. */
 export const SUPPORTED_COUNTRIES: Record<string, string> = {
@@ -85,6 +89,23 @@ function plainSupportedMobile(input: unknown): PhoneResult | undefined {
 }
 
 /**
+ * Item `i`'s phone number in E.164, or `Item N: <where>"Phone Number" rule` (nothing is sent).
+ * `where` names a recipient inside the item ("recipient 3: ") for lists.
+ */
+export function checkPhone(
+	node: INode,
+	i: number,
+	input: unknown,
+	options: { defaultCountry?: unknown; numberCheck?: unknown },
+	fallbackCheck: NumberCheck,
+	where = '',
+): string {
+	const result = normalizePhoneNumber(input, (options.defaultCountry as string) || undefined, (options.numberCheck as NumberCheck) ?? fallbackCheck);
+	if (!result.ok) failItem(node, i, `${where}"Phone Number" ${result.rule}`);
+	return result.e164;
+}
+
+/**
  * Normalises a phone number to E.164. `mobile` asks libphonenumber whether it is a valid mobile
  * number of a supported country; `format` only checks the E.164 shape and leaves the rest to the
  * service (for new number ranges the library does not know yet).
@@ -97,7 +118,7 @@ export function normalizePhoneNumber(
 	const fast = plainSupportedMobile(input);
 	if (fast) return fast;
 	if (typeof input !== 'string' && typeof input !== 'number') {
-		return { ok: false, rule: 'must be a phone number (text)' };
+		return { ok: false, rule: `must be a phone number, not ${kindOf(input)}` };
 	}
 	const raw = String(input).trim();
 	if (raw === '') return { ok: false, rule: 'must not be empty' };

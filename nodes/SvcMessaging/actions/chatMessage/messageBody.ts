@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { CHAT_TEXT_LIMITS, mediaLinkProblem, verifyMediaLink, type MediaKind } from '../../rules/chatMedia';
 import { checkField, failItem } from '../../rules/fields';
-import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
+import { checkPhone } from '../../rules/phone';
 import { oneOf, textField } from '../../rules/schemas';
 import type { PreparedPost } from '../../sending/postEach';
 import { INPUT_LIMITS } from '../../transport/service';
@@ -66,16 +66,11 @@ async function mediaMessage(ctx: IExecuteFunctions, cache: SendCache, i: number,
 export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCache, i: number): Promise<PreparedPost> {
 	const node = ctx.getNode();
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
-	const phone = normalizePhoneNumber(
-		ctx.getNodeParameter('phoneNumber', i),
-		(options.defaultCountry as string) || undefined,
-		(options.numberCheck as NumberCheck) ?? 'format',
-	);
-	if (!phone.ok) failItem(node, i, `"Phone Number" ${phone.rule}`);
+	const phoneNumber = checkPhone(node, i, ctx.getNodeParameter('phoneNumber', i), options, 'format');
 	const type = ctx.getNodeParameter('messageType', i) as string;
 	const recipientType = checkField(node, RECIPIENT_TYPE, ctx.getNodeParameter('recipientType', i, 'individual'), i, 'Recipient Type');
 	const verify = options.verifyMediaLink === true;
-	const body: IDataObject = { phoneNumber: phone.e164, type, recipientType };
+	const body: IDataObject = { phoneNumber, type, recipientType };
 
 	if (type === 'text') {
 		body.text = { body: checkField(node, TEXT, ctx.getNodeParameter('text', i, ''), i, 'Text') };
@@ -89,7 +84,7 @@ export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCach
 	}
 	return {
 		body,
-		identity: { phoneNumber: phone.e164, type },
+		identity: { phoneNumber, type },
 		output: (data) => ({
 			accepted: true,
 			...data,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { createHash } from 'crypto';
 
 import { failItem, parseItem } from '../../rules/fields';
-import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
+import { checkPhone } from '../../rules/phone';
 import { fillPlaceholders, placeholdersOf } from '../../rules/segments';
 import { futureTime, SMS_LABELS, smsSchema } from '../../rules/smsFields';
 import { characters, hasVisibleCharacter } from '../../rules/schemas';
@@ -109,13 +109,8 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 				: listEntries(ctx, recipientList(i), i);
 		entries.forEach((entry, position) => {
 			const where = source === 'list' ? `recipient ${position}: ` : '';
-			const normalized = normalizePhoneNumber(
-				entry.phoneNumber,
-				(opts.defaultCountry as string) || undefined,
-				(opts.numberCheck as NumberCheck) ?? 'mobile',
-			);
 			try {
-				if (!normalized.ok) failItem(node, i, `${where}"Phone Number" ${normalized.rule}`);
+				const phoneNumber = checkPhone(node, i, entry.phoneNumber, opts, 'mobile', where);
 				const missing = placeholders.length ? placeholders.filter((name) => entry.variables?.[name] === undefined) : placeholders;
 				if (missing.length) {
 					failItem(node, i, `${where}no value for the placeholder(s) ${missing.map((m) => `{{${m}}}`).join(', ')} of "Message"`);
@@ -124,7 +119,7 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 				const variables = placeholders.length && entry.variables ? usedVariables(entry.variables, placeholders) : undefined;
 				if (variables) checkFilledMessage(node, i, where, group, variables);
 				slots.push({
-					recipient: { itemIndex: i, position, phoneNumber: normalized.e164, variables, group, identity: '' },
+					recipient: { itemIndex: i, position, phoneNumber, variables, group, identity: '' },
 				});
 			} catch (error) {
 				const failure = failureOf(ctx, error, i);

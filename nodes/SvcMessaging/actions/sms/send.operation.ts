@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { sendSms } from '../../api/sms';
-import { failItem, parseItem } from '../../rules/fields';
-import { normalizePhoneNumber, type NumberCheck } from '../../rules/phone';
+import { parseItem } from '../../rules/fields';
+import { checkPhone } from '../../rules/phone';
 import { analyzeMessage, type MessageStats } from '../../rules/segments';
 import { futureTime, SMS_LABELS, smsSchema } from '../../rules/smsFields';
 import type { ItemFailure } from '../../sending/outcomes';
@@ -100,12 +100,7 @@ function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 
 	return (i) => {
 		const options = readOptions(i);
-		const phone = normalizePhoneNumber(
-			readPhone(i),
-			(options.defaultCountry as string) || undefined,
-			(options.numberCheck as NumberCheck) ?? 'mobile',
-		);
-		if (!phone.ok) failItem(node, i, `"Phone Number" ${phone.rule}`);
+		const phoneNumber = checkPhone(node, i, readPhone(i), options, 'mobile');
 		const message = readMessage(i);
 		const sender = readSender(i);
 		if (!last || last.message !== message || last.sender !== sender || last.options !== options) {
@@ -129,7 +124,7 @@ function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 			if (scheduledAt) fields.scheduledAt = scheduledAt;
 			last = { message, sender, options, fields, stats: analyzeMessage(parsed.message) };
 		}
-		return { body: { phoneNumber: phone.e164, ...last.fields }, stats: last.stats };
+		return { body: { phoneNumber, ...last.fields }, stats: last.stats };
 	};
 }
 
