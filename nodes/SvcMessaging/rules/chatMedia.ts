@@ -1,5 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { failItem } from './fields';
+
 /** Chat media kinds and the spec's Limits: file types (checked by extension and content type) and sizes. */
 export type MediaKind = 'image' | 'document' | 'video';
 
@@ -102,4 +104,30 @@ export async function verifyMediaLink(ctx: IExecuteFunctions, link: string, kind
 		return `is ${formatBytes(length)}; ${ARTICLE[kind]} may be at most ${formatBytes(allowed.maxBytes)}`;
 	}
 	return undefined;
+}
+
+/**
+ * A media link: present, of an allowed type by its name and, with "Verify Media Link", by a HEAD
+ * request (once per link and kind in a run: `verified`).
+ */
+export async function checkMediaLink(
+	ctx: IExecuteFunctions,
+	verified: Map<string, Promise<string | undefined>>,
+	i: number,
+	label: string,
+	link: string,
+	kind: MediaKind,
+	verify: boolean,
+): Promise<string> {
+	const trimmed = link.trim();
+	if (!trimmed) failItem(ctx.getNode(), i, `"${label}" must not be empty`);
+	const problem = mediaLinkProblem(trimmed, kind);
+	if (problem) failItem(ctx.getNode(), i, `"${label}" ${problem}`);
+	if (verify) {
+		const key = `${kind} ${trimmed}`;
+		if (!verified.has(key)) verified.set(key, verifyMediaLink(ctx, trimmed, kind));
+		const verdict = await verified.get(key);
+		if (verdict) failItem(ctx.getNode(), i, `"${label}" ${verdict}`);
+	}
+	return trimmed;
 }

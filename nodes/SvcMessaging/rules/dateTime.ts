@@ -1,3 +1,7 @@
+import type { IDataObject, INode } from 'n8n-workflow';
+
+import { failItem } from './fields';
+
 /** Offset of `timeZone` from UTC at the instant `utcMs`, in ms. */
 function zoneOffsetMs(utcMs: number, timeZone: string): number {
 	const parts = new Intl.DateTimeFormat('en-US', {
@@ -53,6 +57,24 @@ export function toUtcIso(value: unknown, timeZone: string): string | undefined {
 	let utc = wall - zoneOffsetMs(wall, timeZone);
 	utc = wall - zoneOffsetMs(utc, timeZone);
 	return new Date(utc).toISOString();
+}
+
+/**
+ * A reporting period's Start and End Date (either may be absent) as calendar dates in the
+ * workflow's timezone, or `Item N: "Start Date" …` when one is not a date or they are reversed.
+ */
+export function checkPeriod(node: INode, i: number, filters: { startDate?: unknown; endDate?: unknown }, timeZone: string): IDataObject {
+	const period: IDataObject = {};
+	for (const [key, label] of [['startDate', 'Start Date'], ['endDate', 'End Date']] as const) {
+		if (!filters[key]) continue;
+		const date = toLocalDate(filters[key], timeZone);
+		if (!date) failItem(node, i, `"${label}" must be a date`);
+		period[key] = date;
+	}
+	if (period.startDate && period.endDate && String(period.startDate) > String(period.endDate)) {
+		failItem(node, i, '"Start Date" must not be after "End Date"');
+	}
+	return period;
 }
 
 /** The calendar date (YYYY-MM-DD) of an n8n dateTime value, read in the workflow's timezone. */

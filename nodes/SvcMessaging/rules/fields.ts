@@ -37,6 +37,13 @@ export function checkField<T>(node: INode, schema: Schema<T>, value: unknown, it
 	return failItem(node, itemIndex, `"${label}" ${result.error.issues[0].message}`);
 }
 
+/** "Limit" of a list operation: a whole number of 1 or more (a fraction is rounded down). */
+export function checkLimit(node: INode, value: unknown, itemIndex: number): number {
+	const limit = Math.floor(Number(value));
+	if (!(limit >= 1)) failItem(node, itemIndex, '"Limit" must be a whole number of 1 or more');
+	return limit;
+}
+
 /** Refuses an item's input before anything is sent: `Item N: "Field" rule`, code INVALID_INPUT. */
 export function failItem(node: INode, itemIndex: number, problem: string, more?: string): never {
 	const error = new NodeOperationError(node, `Item ${itemIndex}: ${problem}`, {

@@ -1,10 +1,11 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { INPUT_LIMITS, SMS_LIMITS } from '../transport/service';
 import { toUtcIso } from './dateTime';
 import { failItem } from './fields';
-import { textField } from './schemas';
+import { characters, hasVisibleCharacter, textField } from './schemas';
+import { fillPlaceholders } from './segments';
 
 /**
  * The fields of an SMS (Send, Send and Wait, Send Bulk, campaigns): each schema carries its rule
@@ -40,3 +41,36 @@ export function futureTime(ctx: IExecuteFunctions, value: unknown, i: number): s
 	return iso;
 }
 
+
+/** Send Bulk: every placeholder of the message needs a value for this recipient. */
+export function checkPlaceholderValues(node: INode, i: number, where: string, placeholders: string[], variables: Record<string, unknown> | undefined): void {
+	const missing = placeholders.filter((name) => variables?.[name] === undefined);
+	if (missing.length) {
+		failItem(node, i, `${where}no value for the placeholder(s) ${missing.map((m) => `{{${m}}}`).join(', ')} of "Message"`);
+	}
+}
+
+/** The text this recipient gets, its placeholders filled, holds the rules of an SMS too. */
+export function checkFilledMessage(node: INode, i: number, where: string, message: string, variables: Record<string, string>): void {
+	const filled = fillPlaceholders(message, variables);
+	const count = characters(filled);
+	if (count > SMS_LIMITS.maxMessageCharacters) {
+		failItem(node, i, `${where}"Message" with its placeholders filled must be at most ${SMS_LIMITS.maxMessageCharacters} characters (it has ${count})`);
+	}
+	if (!hasVisibleCharacter(filled)) failItem(node, i, `${where}"Message" with its placeholders filled must contain a visible character`);
+}
+
+/** Send Bulk's "Recipient List" of one item: an array, or a JSON array, with at least one entry. */
+export function recipientList(node: INode, i: number, value: unknown): unknown[] {
+	let list = value;
+	if (typeof list === 'string') {
+		try {
+			list = JSON.parse(list);
+		} catch {
+			failItem(node, i, '"Recipient List" must be a JSON array');
+		}
+	}
+	if (!Array.isArray(list)) failItem(node, i, '"Recipient List" must be an array');
+	if (list.length === 0) failItem(node, i, '"Recipient List" must not be empty');
+	return list;
+}

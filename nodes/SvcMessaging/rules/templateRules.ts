@@ -2,6 +2,10 @@
  * The chat template structure rules of the spec, as pure functions: every rule is checked before a
  * template is sent to the service, and each violation names its component and its rule.
  */
+import type { INode } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
+
+import { failItem } from './fields';
 import {
 	BUTTON_TYPES,
 	characterCount,
@@ -208,6 +212,30 @@ function checkButtons(category: string, buttons: unknown, violations: TemplateVi
 			});
 		}
 	}
+}
+
+/** Item `i`'s template must meet every structure rule: one error lists every violation. */
+export function checkTemplate(node: INode, i: number, name: string, category: string, components: unknown): void {
+	const violations = checkTemplateStructure(category, components);
+	if (violations.length === 0) return;
+	failItem(node, i, `Template "${name}" breaks ${violations.length} structure rule${violations.length === 1 ? '' : 's'}: ${describeViolations(violations)}`);
+}
+
+/** "Components (JSON)": the array, or a whole template object holding one. */
+export function componentsOfJson(node: INode, i: number, raw: unknown): unknown {
+	let value: unknown = raw;
+	if (typeof raw === 'string') {
+		try {
+			value = jsonParse(raw);
+		} catch (error) {
+			failItem(node, i, `"Components (JSON)" is not valid JSON: ${(error as Error).message}`);
+		}
+	}
+	// Also accept a whole template object: { name, category, language, components: [...] }.
+	if (value && typeof value === 'object' && !Array.isArray(value) && 'components' in value) {
+		return (value as { components: unknown }).components;
+	}
+	return value;
 }
 
 /** One line per violation: `BODY: text must be at most 1024 characters (it has 1030)`. */

@@ -1,3 +1,7 @@
+import type { INode } from 'n8n-workflow';
+
+import { failItem } from './fields';
+
 /**
  * What the spec says of chat templates' text: categories, formats, limits, `{{n}}` variables,
  * language codes and what a message using a template must supply.
@@ -94,6 +98,13 @@ export function templateSlots(components: unknown): TemplateSlots {
 		headerVariables: headerFormat === 'TEXT' ? variableNumbers(textOf(header?.text) ?? '').length : 0,
 		bodyVariables: variableNumbers(textOf(body?.text) ?? '').length,
 	};
+}
+
+/** Item `i`'s language code in the platform's form, or `Item N: <problem>`. */
+export function checkLanguageCode(node: INode, i: number, value: unknown, problem: string): string {
+	const code = normalizeLanguageCode(value);
+	if (!code) failItem(node, i, problem);
+	return code;
 }
 
 /**

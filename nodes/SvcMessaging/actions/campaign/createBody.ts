@@ -1,21 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { failItem } from '../../rules/fields';
+import { checkHasRecipients, checkMessage, checkName, checkSenderId, contactGroupIdsOf, normalizeNumbers } from '../../rules/campaignFields';
 import { normalizePhoneNumber } from '../../rules/phone';
 import { analyzeMessage } from '../../rules/segments';
 import { futureTime } from '../../rules/smsFields';
 import { INVALID_INPUT, withErrorCode } from '../../transport/errors';
 import { perItemParameter } from '../parameters';
-import {
-	checkMessage,
-	checkName,
-	checkSenderId,
-	contactGroupIdsOf,
-	normalizeNumbers,
-	readNumberOptions,
-	readSenderId,
-} from './campaignFields';
+import { readNumberOptions, readSenderId } from './campaignFields';
 
 // Campaign Create's parameter reading and validation: nothing here sends (createRequests.ts does).
 
@@ -32,22 +24,12 @@ export type RecipientsSource = 'list' | 'items' | 'none';
 /** The campaign-level fields of item `i` (name, message, sender ID, groups, schedule), checked. */
 export function prepareCampaign(ctx: IExecuteFunctions, i: number, manualNumbers: string[]): PreparedCampaign {
 	const node = ctx.getNode();
-	const name = checkName(ctx, ctx.getNodeParameter('name', i), i);
-	const message = checkMessage(ctx, ctx.getNodeParameter('message', i), i);
+	const name = checkName(ctx.getNode(), ctx.getNodeParameter('name', i), i);
+	const message = checkMessage(ctx.getNode(), ctx.getNodeParameter('message', i), i);
 	const senderId = readSenderId(ctx, i);
-	if (senderId === '') failItem(node, i, '"Sender ID" must not be empty: campaigns need an approved sender ID');
-	checkSenderId(ctx, senderId, i);
-	const contactGroupIds = [...new Set(contactGroupIdsOf(ctx, ctx.getNodeParameter('contactGroupIds', i, ''), i))];
-	if (manualNumbers.length === 0 && contactGroupIds.length === 0) {
-		const source = ctx.getNodeParameter('recipientsSource', 0) as RecipientsSource;
-		failItem(
-			node,
-			i,
-			source === 'none'
-				? '"Contact Group IDs" must not be empty: the campaign has no recipients'
-				: 'the campaign has no recipients: fill in "Phone Numbers" or "Contact Group IDs" (at least one of the two)',
-		);
-	}
+	checkSenderId(node, senderId, i, true);
+	const contactGroupIds = [...new Set(contactGroupIdsOf(ctx.getNode(), ctx.getNodeParameter('contactGroupIds', i, ''), i))];
+	checkHasRecipients(node, i, manualNumbers, contactGroupIds, ctx.getNodeParameter('recipientsSource', 0) === 'none');
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
 	const scheduledAt = futureTime(ctx, options.scheduledAt, i);
 	const numbers = [...new Set(manualNumbers)];
@@ -60,7 +42,7 @@ export function prepareCampaign(ctx: IExecuteFunctions, i: number, manualNumbers
 
 /** Item `i`'s own numbers: only "List of Numbers in Each Item" has any. */
 export function itemNumbers(ctx: IExecuteFunctions, source: RecipientsSource, i: number): string[] {
-	return source === 'list' ? normalizeNumbers(ctx, ctx.getNodeParameter('phoneNumbers', i, ''), readNumberOptions(ctx, i), i) : [];
+	return source === 'list' ? normalizeNumbers(ctx.getNode(), ctx.getNodeParameter('phoneNumbers', i, ''), readNumberOptions(ctx, i), i) : [];
 }
 
 /**

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { listCampaignsPage } from '../../api/campaigns';
 import { readPages } from '../../api/pages';
-import { failItem } from '../../rules/fields';
+import { checkLimit } from '../../rules/fields';
 import { SERVICE } from '../../transport/service';
 import { returnAllOrLimit } from '../common.descriptions';
 
@@ -36,8 +36,7 @@ export const description = updateDisplayOptions({ show: { resource: ['campaign']
 /** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
 export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
 	const returnAll = this.getNodeParameter('returnAll', i) as boolean;
-	const limit = returnAll ? Infinity : Math.floor(Number(this.getNodeParameter('limit', i)));
-	if (!(limit >= 1)) failItem(this.getNode(), i, '"Limit" must be a whole number of 1 or more');
+	const limit = returnAll ? Infinity : checkLimit(this.getNode(), this.getNodeParameter('limit', i), i);
 	const statuses = ((this.getNodeParameter('filters', i, {}) as IDataObject).status as string[] | undefined) ?? [];
 	// Page size = Limit (up to the service's maximum), so a Limit never loads more pages than it needs.
 	// With a status filter the number of pages needed is unknown: full pages then take the fewest requests.

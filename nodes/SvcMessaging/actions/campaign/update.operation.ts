@@ -2,23 +2,19 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { updateCampaign } from '../../api/campaigns';
-import { failItem } from '../../rules/fields';
-import { futureTime } from '../../rules/smsFields';
-import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
-import { messagePreview } from './campaignCredits';
 import {
-	campaignIdLocator,
+	checkCampaignUpdate,
 	checkMessage,
 	checkName,
 	checkSenderId,
+	checkSomethingToUpdate,
 	contactGroupIdsOf,
 	normalizeNumbers,
-	readCampaignId,
-	readNumberOptions,
-	readSenderId,
-	senderIdFields,
-	useApiKeyField,
-} from './campaignFields';
+} from '../../rules/campaignFields';
+import { futureTime } from '../../rules/smsFields';
+import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
+import { messagePreview } from './campaignCredits';
+import { campaignIdLocator, readCampaignId, readNumberOptions, readSenderId, senderIdFields, useApiKeyField } from './campaignFields';
 import { campaignRequest } from './campaignStatus';
 
 const properties: INodeProperties[] = [
@@ -97,35 +93,22 @@ function patchBody(ctx: IExecuteFunctions, i: number): IDataObject {
 	const node = ctx.getNode();
 	const fields = ctx.getNodeParameter('updateFields', i, {}) as IDataObject;
 	const body: IDataObject = {};
-	if (fields.name !== undefined) body.name = checkName(ctx, fields.name, i);
-	if (fields.message !== undefined) body.message = checkMessage(ctx, fields.message, i);
+	if (fields.name !== undefined) body.name = checkName(ctx.getNode(), fields.name, i);
+	if (fields.message !== undefined) body.message = checkMessage(ctx.getNode(), fields.message, i);
 	const senderId = readSenderId(ctx, i);
-	if (senderId !== '') body.senderId = checkSenderId(ctx, senderId, i);
+	if (senderId !== '') body.senderId = checkSenderId(ctx.getNode(), senderId, i);
 	if (fields.phoneNumbers !== undefined) {
-		const numbers = normalizeNumbers(ctx, fields.phoneNumbers, readNumberOptions(ctx, i), i);
+		const numbers = normalizeNumbers(ctx.getNode(), fields.phoneNumbers, readNumberOptions(ctx, i), i);
 		body.manualNumbers = [...new Set(numbers)];
 	}
 	if (fields.contactGroupIds !== undefined) {
-		body.contactGroupIds = [...new Set(contactGroupIdsOf(ctx, fields.contactGroupIds, i))];
-	}
-	if (
-		Array.isArray(body.manualNumbers) &&
-		body.manualNumbers.length === 0 &&
-		Array.isArray(body.contactGroupIds) &&
-		body.contactGroupIds.length === 0
-	) {
-		failItem(node, i, '"Phone Numbers" and "Contact Group IDs" are both empty: a campaign needs at least one of the two');
+		body.contactGroupIds = [...new Set(contactGroupIdsOf(ctx.getNode(), fields.contactGroupIds, i))];
 	}
 	const scheduledAt = futureTime(ctx, fields.scheduledAt, i);
-	if (fields.removeSchedule === true) {
-		if (scheduledAt) failItem(node, i, '"Remove Schedule" and "Scheduled Time" cannot be used together: choose one');
-		body.scheduledAt = null;
-	} else if (scheduledAt) {
-		body.scheduledAt = scheduledAt;
-	}
-	if (Object.keys(body).length === 0) {
-		failItem(node, i, 'nothing to update: set "Sender ID" or add a field under "Update Fields"');
-	}
+	checkCampaignUpdate(node, i, body, fields.removeSchedule === true, scheduledAt);
+	if (fields.removeSchedule === true) body.scheduledAt = null;
+	else if (scheduledAt) body.scheduledAt = scheduledAt;
+	checkSomethingToUpdate(node, i, body);
 	return body;
 }
 

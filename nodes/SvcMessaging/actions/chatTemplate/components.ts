@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { jsonParse } from 'n8n-workflow';
 
-import { failItem } from '../../rules/fields';
+import { componentsOfJson } from '../../rules/templateRules';
 
 /** The components built in the form: header, body, footer and buttons. */
 export function componentsFromForm(ctx: IExecuteFunctions, i: number): IDataObject[] {
@@ -33,18 +32,5 @@ export function componentsFromForm(ctx: IExecuteFunctions, i: number): IDataObje
 
 /** "Components (JSON)": the array, or a whole template object holding one. */
 export function componentsFromJson(ctx: IExecuteFunctions, i: number): unknown {
-	const raw = ctx.getNodeParameter('componentsJson', i);
-	let value: unknown = raw;
-	if (typeof raw === 'string') {
-		try {
-			value = jsonParse(raw);
-		} catch (error) {
-			failItem(ctx.getNode(), i, `"Components (JSON)" is not valid JSON: ${(error as Error).message}`);
-		}
-	}
-	// Also accept a whole template object: { name, category, language, components: [...] }.
-	if (value && typeof value === 'object' && !Array.isArray(value) && 'components' in value) {
-		return (value as IDataObject).components;
-	}
-	return value;
+	return componentsOfJson(ctx.getNode(), i, ctx.getNodeParameter('componentsJson', i));
 }

@@ -3,9 +3,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { createTemplate } from '../../api/chat';
-import { failItem, parseItem } from '../../rules/fields';
-import { checkTemplateStructure, describeViolations } from '../../rules/templateRules';
-import { normalizeLanguageCode, TEMPLATE_CATEGORIES, TEMPLATE_LIMITS } from '../../rules/templateText';
+import { parseItem } from '../../rules/fields';
+import { checkTemplate } from '../../rules/templateRules';
+import { checkLanguageCode, TEMPLATE_CATEGORIES, TEMPLATE_LIMITS } from '../../rules/templateText';
 import { postEach, type PreparedOrFailed, type PreparedPost } from '../../sending/postEach';
 import { componentsFromForm, componentsFromJson } from './components';
 import { languageDescription } from './descriptions';
@@ -180,18 +180,10 @@ function templateRequest(ctx: IExecuteFunctions, i: number): PreparedPost {
 		i,
 		LABELS,
 	);
-	const language = normalizeLanguageCode(ctx.getNodeParameter('language', i));
-	if (!language) failItem(node, i, `"Language" ${languageDescription.replace(/^Language code/, 'must be a language code')}`);
+	const language = checkLanguageCode(node, i, ctx.getNodeParameter('language', i), `"Language" ${languageDescription.replace(/^Language code/, 'must be a language code')}`);
 	const source = ctx.getNodeParameter('componentsSource', i, 'form') as string;
 	const components = source === 'json' ? componentsFromJson(ctx, i) : componentsFromForm(ctx, i);
-	const violations = checkTemplateStructure(head.category, components);
-	if (violations.length) {
-		failItem(
-			node,
-			i,
-			`Template "${head.name}" breaks ${violations.length} structure rule${violations.length === 1 ? '' : 's'}: ${describeViolations(violations)}`,
-		);
-	}
+	checkTemplate(node, i, head.name, head.category, components);
 	const body: IDataObject = { name: head.name, category: head.category, language, components: components as IDataObject[] };
 	return { body, identity: { name: head.name }, output: (data) => ({ ...data }) };
 }

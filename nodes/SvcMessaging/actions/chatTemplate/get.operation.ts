@@ -2,8 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTemplate } from '../../api/chat';
-import { checkField, failItem } from '../../rules/fields';
-import { pathId } from '../../rules/schemas';
+import { checkTemplateName } from '../../rules/templateMessage';
 import { templateLocator } from './descriptions';
 
 const properties: INodeProperties[] = [templateLocator('searchChatTemplates', 'The template to look up')];
@@ -11,11 +10,12 @@ const properties: INodeProperties[] = [templateLocator('searchChatTemplates', 'T
 export const description = updateDisplayOptions({ show: { resource: ['chatTemplate'], operation: ['get'] } }, properties);
 
 export function templateNameOf(ctx: IExecuteFunctions, i: number): string {
-	const name = ctx.getNodeParameter('template', i, '', { extractValue: true }) as unknown;
-	if (name === '' || name === undefined || name === null) {
-		failItem(ctx.getNode(), i, '"Template" must not be empty: pick one from the list or type its name');
-	}
-	return checkField(ctx.getNode(), pathId, name, i, 'Template');
+	return checkTemplateName(
+		ctx.getNode(),
+		i,
+		ctx.getNodeParameter('template', i, '', { extractValue: true }),
+		'"Template" must not be empty: pick one from the list or type its name',
+	);
 }
 
 /** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */

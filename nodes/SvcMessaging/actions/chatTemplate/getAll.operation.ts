@@ -3,8 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { listTemplatesPage } from '../../api/chat';
 import { readPages } from '../../api/pages';
-import { failItem } from '../../rules/fields';
-import { normalizeLanguageCode } from '../../rules/templateText';
+import { checkLanguageCode } from '../../rules/templateText';
 import { SERVICE } from '../../transport/service';
 import { returnAllOrLimit } from '../common.descriptions';
 import { languageDescription } from './descriptions';
@@ -66,9 +65,7 @@ export async function execute(this: IExecuteFunctions, i: number): Promise<IData
 	if (filters.status) qs.status = filters.status;
 	if (filters.category) qs.category = filters.category;
 	if (filters.language) {
-		const language = normalizeLanguageCode(filters.language);
-		if (!language) failItem(this.getNode(), i, `"Language" filter must be a language code such as en, sw or en_US`);
-		qs.language = language;
+		qs.language = checkLanguageCode(this.getNode(), i, filters.language, '"Language" filter must be a language code such as en, sw or en_US');
 	}
 	// Pages as large as needed and no more: a limit of 30 is one request of 30.
 	const pageSize = Math.min(SERVICE.maxPageSize, Number.isFinite(limit) ? limit : SERVICE.maxPageSize);

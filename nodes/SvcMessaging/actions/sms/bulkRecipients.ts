@@ -1,13 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { createHash } from 'crypto';
 
-import { failItem, parseItem } from '../../rules/fields';
+import { parseItem } from '../../rules/fields';
 import { checkPhone } from '../../rules/phone';
-import { fillPlaceholders, placeholdersOf } from '../../rules/segments';
-import { futureTime, SMS_LABELS, smsSchema } from '../../rules/smsFields';
-import { characters, hasVisibleCharacter } from '../../rules/schemas';
+import { placeholdersOf } from '../../rules/segments';
+import { checkFilledMessage, checkPlaceholderValues, futureTime, recipientList, SMS_LABELS, smsSchema } from '../../rules/smsFields';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
-import { SMS_LIMITS } from '../../transport/service';
 import { perItemParameter } from '../parameters';
 
 /**
@@ -111,13 +109,10 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 			const where = source === 'list' ? `recipient ${position}: ` : '';
 			try {
 				const phoneNumber = checkPhone(node, i, entry.phoneNumber, opts, 'mobile', where);
-				const missing = placeholders.length ? placeholders.filter((name) => entry.variables?.[name] === undefined) : placeholders;
-				if (missing.length) {
-					failItem(node, i, `${where}no value for the placeholder(s) ${missing.map((m) => `{{${m}}}`).join(', ')} of "Message"`);
-				}
+				checkPlaceholderValues(node, i, where, placeholders, entry.variables);
 				// Only the message's placeholders go to the service (and into the retry ledger's key).
 				const variables = placeholders.length && entry.variables ? usedVariables(entry.variables, placeholders) : undefined;
-				if (variables) checkFilledMessage(node, i, where, group, variables);
+				if (variables) checkFilledMessage(node, i, where, group.body.message as string, variables);
 				slots.push({
 					recipient: { itemIndex: i, position, phoneNumber, variables, group, identity: '' },
 				});
@@ -129,16 +124,6 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 		});
 		return slots;
 	};
-}
-
-/** The text this recipient gets, its placeholders filled, holds the rules of an SMS too. */
-function checkFilledMessage(node: INode, i: number, where: string, group: Group, variables: Record<string, string>): void {
-	const filled = fillPlaceholders(group.body.message as string, variables);
-	const count = characters(filled);
-	if (count > SMS_LIMITS.maxMessageCharacters) {
-		failItem(node, i, `${where}"Message" with its placeholders filled must be at most ${SMS_LIMITS.maxMessageCharacters} characters (it has ${count})`);
-	}
-	if (!hasVisibleCharacter(filled)) failItem(node, i, `${where}"Message" with its placeholders filled must contain a visible character`);
 }
 
 const hasOwn = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);
@@ -175,16 +160,7 @@ function variablesFor(
 }
 
 function listEntries(ctx: IExecuteFunctions, value: unknown, i: number) {
-	let list = value;
-	if (typeof list === 'string') {
-		try {
-			list = JSON.parse(list);
-		} catch {
-			failItem(ctx.getNode(), i, '"Recipient List" must be a JSON array');
-		}
-	}
-	if (!Array.isArray(list)) failItem(ctx.getNode(), i, '"Recipient List" must be an array');
-	if (list.length === 0) failItem(ctx.getNode(), i, '"Recipient List" must not be empty');
+	const list = recipientList(ctx.getNode(), i, value);
 	return list.map((entry: unknown) =>
 		typeof entry === 'string' || typeof entry === 'number'
 			? { phoneNumber: entry as unknown, variables: undefined }

@@ -2,8 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getDeliveryRates } from '../../api/sms';
-import { toLocalDate } from '../../rules/dateTime';
-import { failItem } from '../../rules/fields';
+import { checkPeriod } from '../../rules/dateTime';
 
 const properties: INodeProperties[] = [
 	{
@@ -39,15 +38,5 @@ export const description = updateDisplayOptions(
 /** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
 export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
 	const filters = this.getNodeParameter('filters', i, {}) as IDataObject;
-	const qs: IDataObject = {};
-	for (const key of ['startDate', 'endDate'] as const) {
-		if (!filters[key]) continue;
-		const date = toLocalDate(filters[key], this.getTimezone());
-		if (!date) failItem(this.getNode(), i, `"${key === 'startDate' ? 'Start Date' : 'End Date'}" must be a date`);
-		qs[key] = date;
-	}
-	if (qs.startDate && qs.endDate && String(qs.startDate) > String(qs.endDate)) {
-		failItem(this.getNode(), i, '"Start Date" must not be after "End Date"');
-	}
-	return await getDeliveryRates(this, qs, i);
+	return await getDeliveryRates(this, checkPeriod(this.getNode(), i, filters, this.getTimezone()), i);
 }
