@@ -12,8 +12,7 @@ import type {
 } from 'n8n-workflow';
 import { ICredentialsHelper } from 'n8n-workflow';
 
-import { SvcMessagingAccountApi } from '../../credentials/SvcMessagingAccountApi.credentials';
-import { SvcMessagingApi } from '../../credentials/SvcMessagingApi.credentials';
+import { SvcMessagingAccountApi, SvcMessagingApi } from './packageClasses';
 
 const credentialTypes: Record<string, ICredentialType> = {
 	svcMessagingApi: new SvcMessagingApi(),

@@ -18,8 +18,8 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
 import { TestCredentialsHelper } from './credentials';
+import { SvcMessaging } from './packageClasses';
 
 /**
  * Runs the package's nodes inside n8n-core's own execution contexts (ExecuteContext,
