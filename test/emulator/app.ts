@@ -11,7 +11,7 @@ import { campaignRoutes } from './campaigns';
 import { chatRoutes } from './chat';
 import { takeFault } from './faults';
 import { ApiError, badRequest, errorReply, iso, notFound, type Reply } from './http';
-import { rateLimitError, takeToken } from './rateLimit';
+import { rateLimitError, takeRequest } from './rateLimit';
 import { matchRoute, route, type Ctx, type Route } from './router';
 import type { Runtime } from './runtime';
 import { smsRoutes } from './sms';
@@ -102,7 +102,7 @@ async function dispatch(
 			const { apiKey, account } = authenticateApiKey(rt, req.headers);
 			Object.assign(ctx, { apiKey, account });
 			if (record) Object.assign(record, { keyLast4: apiKey.key.slice(-4), accountId: account.id });
-			const decision = takeToken(rt.state.buckets, apiKey, now);
+			const decision = takeRequest(rt.rateLimitMode, rt.state, apiKey, now);
 			rateHeaders = decision.headers;
 			if (!decision.allowed) throw rateLimitError(apiKey.requestsPerSecond);
 		} else if (match.route.auth === 'bearer') {

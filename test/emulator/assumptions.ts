@@ -29,11 +29,16 @@ export const GSM7_BASIC =
 	'@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 export const GSM7_EXTENSION = '^{}\\[~]|€\f';
 
-/** Rate limit: token bucket per API key, capacity = plan rate, refilled at the plan rate per second. */
+/**
+ * Rate limit per API key: by default a token bucket (capacity = plan rate, refilled at the plan rate
+ * per second); optionally a sliding window (at most the plan rate in any RATE_LIMIT_WINDOW_MS).
+ */
+export const DEFAULT_RATE_LIMIT_MODE = 'token-bucket';
+export const RATE_LIMIT_WINDOW_MS = 1000;
 export const RATE_LIMIT_HEADERS = {
 	limit: 'X-RateLimit-Limit',
 	remaining: 'X-RateLimit-Remaining',
-	/** epoch seconds at which the bucket is full again */
+	/** epoch seconds at which the bucket is full again (sliding window: at which the window is empty) */
 	reset: 'X-RateLimit-Reset',
 } as const;
 

@@ -1,9 +1,11 @@
 /**
- * `npm run emulator [-- --port N] [--host H] [--time-scale X]`: starts the emulator (port from --port,
- * else PORT, else 4010) and prints its URL, the seeded API keys with their plans, and the logins.
+ * `npm run emulator [-- --port N] [--host H] [--time-scale X] [--rate-limit token-bucket|sliding-window]`:
+ * starts the emulator (port from --port, else PORT, else 4010) and prints its URL, the rate-limit
+ * mode, the seeded API keys with their plans, and the logins.
  * Runs until SIGINT or SIGTERM.
  */
 import { startEmulator, type RunningEmulator } from './index';
+import { parseRateLimitMode } from './rateLimit';
 
 function flag(args: string[], name: string): string | undefined {
 	const i = args.indexOf(name);
@@ -20,7 +22,12 @@ function numberFlag(value: string | undefined, name: string, fallback: number): 
 
 function describe(emulator: RunningEmulator): string {
 	const accounts = emulator.control.accounts();
-	const lines = [`SVC messaging emulator listening on ${emulator.url}`, '', 'API keys (header x-api-key):'];
+	const lines = [
+		`SVC messaging emulator listening on ${emulator.url}`,
+		`Rate limit per API key: ${emulator.control.rateLimitMode()}`,
+		'',
+		'API keys (header x-api-key):',
+	];
 	for (const account of accounts) {
 		for (const k of account.apiKeys) {
 			const plan = `${k.tier[0].toUpperCase()}${k.tier.slice(1)}`;
@@ -42,7 +49,9 @@ async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const port = numberFlag(flag(args, '--port') ?? process.env.PORT, 'port', 4010);
 	const timeScale = numberFlag(flag(args, '--time-scale'), 'time-scale', 1);
-	const emulator = await startEmulator({ port, host: flag(args, '--host'), timeScale });
+	const mode = flag(args, '--rate-limit');
+	const rateLimit = mode === undefined ? undefined : parseRateLimitMode(mode);
+	const emulator = await startEmulator({ port, host: flag(args, '--host'), timeScale, rateLimit });
 	process.stdout.write(`${describe(emulator)}\n`);
 	let stopping = false;
 	const stop = (signal: string) => {

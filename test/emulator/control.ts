@@ -5,6 +5,7 @@ import { CONTROL_PREFIX } from './assumptions';
 import { addFault, type FaultInput } from './faults';
 import { ApiError, badRequest, iso, notFound, ok } from './http';
 import { TEMPLATE_STATUSES } from './limits';
+import { parseRateLimitMode, type RateLimitMode } from './rateLimit';
 import { route, type Route } from './router';
 import type { Runtime } from './runtime';
 import { defaultSeed } from './seed';
@@ -90,6 +91,9 @@ export interface EmulatorControl {
 	/** From now on, no delivery report is posted for messages to these numbers (replaces the list; [] ends it). */
 	loseReports(phoneNumbers: string[]): { phoneNumbers: string[] };
 	reviewTemplate(name: string, status: TemplateStatus, reason?: string, accountId?: string): TemplateView;
+	/** How the per-key rate limit counts (kept by reset); setting it empties every key's count. */
+	rateLimitMode(): RateLimitMode;
+	setRateLimitMode(mode: RateLimitMode): { mode: RateLimitMode };
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
@@ -203,6 +207,15 @@ export function createControl(rt: Runtime): EmulatorControl {
 			setTemplateStatus(matches[0], status, clock.now(), reason ?? null);
 			return templateView(matches[0]);
 		},
+		rateLimitMode() {
+			return rt.rateLimitMode;
+		},
+		setRateLimitMode(mode) {
+			rt.rateLimitMode = parseRateLimitMode(mode);
+			state.buckets.clear();
+			state.windows.clear();
+			return { mode: rt.rateLimitMode };
+		},
 	};
 }
 
@@ -259,6 +272,14 @@ export function controlRoutes(control: EmulatorControl): Route[] {
 			const input = { phoneNumber: reqString(body, 'phoneNumber'), accountId: optString(body, 'accountId') };
 			control.addOptIn(input);
 			return ok(input, 201);
+		}),
+		route('GET', p('/rate-limit'), 'none', () => ok({ mode: control.rateLimitMode() })),
+		route('PUT', p('/rate-limit'), 'none', (ctx) => {
+			try {
+				return ok(control.setRateLimitMode(parseRateLimitMode(objectBody(ctx.body).mode)));
+			} catch (error) {
+				throw badRequest((error as Error).message);
+			}
 		}),
 		route('GET', p('/clock'), 'none', () => ok({ now: control.now() })),
 		route('POST', p('/clock/advance'), 'none', async (ctx) => {

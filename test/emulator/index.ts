@@ -9,7 +9,9 @@ import { createApp } from './app';
 import { onCampaignMessageFinal } from './campaigns';
 import { Clock } from './clock';
 import { createControl, controlRoutes, type EmulatorControl } from './control';
+import { DEFAULT_RATE_LIMIT_MODE } from './assumptions';
 import { ACCESS_TOKEN_TTL_SECONDS } from './limits';
+import { parseRateLimitMode, type RateLimitMode } from './rateLimit';
 import type { Runtime } from './runtime';
 import { defaultSeed } from './seed';
 import { createState, type EmulatorState, type Seed } from './state';
@@ -26,6 +28,11 @@ export interface EmulatorOptions {
 	seed?: Seed;
 	/** default 3600 */
 	tokenTtlSeconds?: number;
+	/**
+	 * How the per-key rate limit counts: 'token-bucket' (default, a second's burst allowed) or
+	 * 'sliding-window' (at most the plan rate in any 1,000 ms). Also settable at /__emulator/rate-limit.
+	 */
+	rateLimit?: RateLimitMode;
 }
 
 export interface RunningEmulator {
@@ -45,6 +52,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 		clock,
 		webhooks: new WebhookDispatcher(state, clock),
 		tokenTtlSeconds: options.tokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS,
+		rateLimitMode: parseRateLimitMode(options.rateLimit ?? DEFAULT_RATE_LIMIT_MODE),
 		jwtSecret: randomBytes(32),
 		tokenGeneration: 0,
 		onMessageFinal: (message, at) => onCampaignMessageFinal(rt, message, at),
@@ -87,4 +95,5 @@ export {
 } from './seed';
 export type { EmulatorControl, AccountPatch, AccountView, MessageFilter, MessageRecord, NewAccount, TemplateView } from './control';
 export type { FaultInput } from './faults';
+export type { RateLimitMode } from './rateLimit';
 export type * from './state';

@@ -1,4 +1,6 @@
 import { SEED_KEYS, startEmulator, type RunningEmulator } from './index';
+import { takeSlot, takeToken } from './rateLimit';
+import type { ApiKeyRecord, Bucket } from './state';
 import { Client, expectError, type Res } from './testkit';
 
 let emu: RunningEmulator;
@@ -73,5 +75,80 @@ describe('rate limit per API key', () => {
 	it('does not limit Bearer endpoints', async () => {
 		const token = await api.login();
 		for (let i = 0; i < 12; i++) expect((await api.get('/api/account/balance', { token })).status).toBe(200);
+	});
+});
+
+describe('sliding-window mode (at most N requests in any 1,000 ms)', () => {
+	const free = { key: 'k', requestsPerSecond: 5 } as ApiKeyRecord;
+
+	it('counts the last 1,000 ms: a slot frees exactly when the oldest request leaves the window', () => {
+		const windows = new Map<string, number[]>();
+		const at = (t: number) => takeSlot(windows, free, t);
+		expect([0, 200, 400, 600, 800].map((t) => at(t).allowed)).toEqual([true, true, true, true, true]);
+		const refused = at(999);
+		expect(refused.allowed).toBe(false);
+		expect(refused.headers['Retry-After']).toBe('1');
+		expect(refused.headers['X-RateLimit-Remaining']).toBe('0');
+		// The request at 0 is outside (1000 − 1000, 1000]; the one at 200 is not, until 1200.
+		expect(at(1000).allowed).toBe(true);
+		expect(at(1001).allowed).toBe(false);
+		expect(at(1199).allowed).toBe(false);
+		expect(at(1200).allowed).toBe(true);
+		expect(at(1200).headers['X-RateLimit-Remaining']).toBe('0');
+	});
+
+	it('refuses the bunching a token bucket lets through: 5 at once, then 5 more just under a second later', () => {
+		const windows = new Map<string, number[]>();
+		const buckets = new Map<string, Bucket>();
+		const pattern = [0, 0, 0, 0, 0, 990, 990, 990, 990, 990];
+		const bucket = pattern.map((t) => takeToken(buckets, free, t).allowed);
+		const window = pattern.map((t) => takeSlot(windows, free, t).allowed);
+		expect(bucket.filter(Boolean).length).toBe(9);
+		expect(window.filter(Boolean).length).toBe(5);
+	});
+
+	describe('over HTTP', () => {
+		let strict: RunningEmulator;
+		let client: Client;
+		beforeAll(async () => {
+			strict = await startEmulator({ timeScale: 0.001, rateLimit: 'sliding-window' });
+			client = new Client(strict.url);
+		});
+		afterAll(() => strict.close());
+
+		it('answers the 6th quick request of a Free key with 429; after the emulator clock moves 600 ms still 429 (a bucket would have refilled 3), after 1,000 ms the key has 5 again', async () => {
+			const send = () => client.post('/api/sms/send-api', { phoneNumber: '+254712345678', message: 'x' }, { key: SEED_KEYS.free });
+			let statuses: number[] = [];
+			for (let tries = 0; tries < 5; tries++) {
+				strict.control.reset();
+				const started = Date.now();
+				statuses = [];
+				for (let i = 0; i < 6; i++) statuses.push((await send()).status);
+				await strict.control.advance(600);
+				statuses.push((await send()).status);
+				// Under 300 ms of real time (+ 600 advanced): every request is still inside the window.
+				if (Date.now() - started < 300) break;
+			}
+			expect(statuses).toEqual([202, 202, 202, 202, 202, 429, 429]);
+			await strict.control.advance(1000);
+			const again = [];
+			for (let i = 0; i < 6; i++) again.push((await send()).status);
+			expect(again.slice(0, 5)).toEqual([202, 202, 202, 202, 202]);
+			expect(strict.control.messages()).toHaveLength(10);
+		});
+
+		it('is an emulator setting: GET/PUT /__emulator/rate-limit, kept by reset, anything else is a 400', async () => {
+			expect((await client.get('/__emulator/rate-limit')).body.data).toEqual({ mode: 'sliding-window' });
+			expect((await client.call('PUT', '/__emulator/rate-limit', { body: { mode: 'token-bucket' } })).body.data).toEqual({ mode: 'token-bucket' });
+			strict.control.reset();
+			expect(strict.control.rateLimitMode()).toBe('token-bucket');
+			expect((await client.call('PUT', '/__emulator/rate-limit', { body: { mode: 'fixed' } })).status).toBe(400);
+			expect((await client.call('PUT', '/__emulator/rate-limit', { body: { mode: 'sliding-window' } })).status).toBe(200);
+			expect(strict.control.rateLimitMode()).toBe('sliding-window');
+		});
+	});
+
+	it('the default is the token bucket (README → Assumptions)', () => {
+		expect(emu.control.rateLimitMode()).toBe('token-bucket');
 	});
 });

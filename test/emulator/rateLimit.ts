@@ -1,11 +1,37 @@
-/** Token bucket per API key: capacity = the key's requests per second, refilled at that rate. */
-import { RATE_LIMIT_HEADERS } from './assumptions';
+/**
+ * The per-API-key rate limit, in one of two modes (README → Assumptions; the spec says "N
+ * requests/second" and not how the service counts):
+ * - 'token-bucket' (default): capacity = the key's requests per second, refilled at that rate, so a
+ *   full bucket lets a second's worth through at once;
+ * - 'sliding-window': at most N accepted requests in ANY 1,000 ms — the strictest reading, which
+ *   a client that bunches its requests cannot pass.
+ * A request answered 429 is not counted; every other API-key request is, rejected ones included.
+ */
+import { RATE_LIMIT_HEADERS, RATE_LIMIT_WINDOW_MS } from './assumptions';
 import { ApiError } from './http';
 import type { ApiKeyRecord, Bucket } from './state';
+
+export type RateLimitMode = 'token-bucket' | 'sliding-window';
+export const RATE_LIMIT_MODES: readonly RateLimitMode[] = ['token-bucket', 'sliding-window'];
 
 export interface RateDecision {
 	allowed: boolean;
 	headers: Record<string, string>;
+}
+
+export interface RateLimitState {
+	buckets: Map<string, Bucket>;
+	/** sliding window: arrival times of the key's counted requests within the last window, oldest first */
+	windows: Map<string, number[]>;
+}
+
+export function parseRateLimitMode(value: unknown): RateLimitMode {
+	if (RATE_LIMIT_MODES.includes(value as RateLimitMode)) return value as RateLimitMode;
+	throw new Error(`rate-limit mode must be one of ${RATE_LIMIT_MODES.join(', ')}; got '${String(value)}'`);
+}
+
+export function takeRequest(mode: RateLimitMode, state: RateLimitState, apiKey: ApiKeyRecord, now: number): RateDecision {
+	return mode === 'sliding-window' ? takeSlot(state.windows, apiKey, now) : takeToken(state.buckets, apiKey, now);
 }
 
 export function takeToken(buckets: Map<string, Bucket>, apiKey: ApiKeyRecord, now: number): RateDecision {
@@ -23,6 +49,25 @@ export function takeToken(buckets: Map<string, Bucket>, apiKey: ApiKeyRecord, no
 		[RATE_LIMIT_HEADERS.reset]: String(Math.ceil(fullAt / 1000)),
 	};
 	if (!allowed) headers['Retry-After'] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / rate)));
+	return { allowed, headers };
+}
+
+/** Allowed when fewer than N counted requests arrived in (now − 1,000 ms, now]. */
+export function takeSlot(windows: Map<string, number[]>, apiKey: ApiKeyRecord, now: number): RateDecision {
+	const rate = apiKey.requestsPerSecond;
+	const times = windows.get(apiKey.key) ?? [];
+	windows.set(apiKey.key, times);
+	while (times.length && times[0] <= now - RATE_LIMIT_WINDOW_MS) times.shift();
+	const allowed = times.length < rate;
+	if (allowed) times.push(now);
+	// The window is empty again when its newest request leaves it; the next slot frees when the oldest does.
+	const emptyAt = times.length ? times[times.length - 1] + RATE_LIMIT_WINDOW_MS : now;
+	const headers: Record<string, string> = {
+		[RATE_LIMIT_HEADERS.limit]: String(rate),
+		[RATE_LIMIT_HEADERS.remaining]: String(rate - times.length),
+		[RATE_LIMIT_HEADERS.reset]: String(Math.ceil(emptyAt / 1000)),
+	};
+	if (!allowed) headers['Retry-After'] = String(Math.max(1, Math.ceil((times[0] + RATE_LIMIT_WINDOW_MS - now) / 1000)));
 	return { allowed, headers };
 }
 

@@ -1,5 +1,6 @@
 /** What every area of the emulator shares: state, clock, webhook dispatcher and options. */
 import type { Clock } from './clock';
+import type { RateLimitMode } from './rateLimit';
 import type { EmulatorState, SmsMessage } from './state';
 import type { WebhookDispatcher } from './webhooks';
 
@@ -8,6 +9,8 @@ export interface Runtime {
 	clock: Clock;
 	webhooks: WebhookDispatcher;
 	tokenTtlSeconds: number;
+	/** how the per-key rate limit counts (an emulator setting: reset keeps it) */
+	rateLimitMode: RateLimitMode;
 	jwtSecret: Buffer;
 	/** bumped by expireTokens(): every token issued before is rejected */
 	tokenGeneration: number;

@@ -239,6 +239,8 @@ export interface EmulatorState {
 	faults: Fault[];
 	nextFaultId: number;
 	buckets: Map<string, Bucket>;
+	/** sliding-window rate limit: counted arrival times per API key (rateLimit.ts) */
+	windows: Map<string, number[]>;
 	/** carrier hold (control surface): messages due to end stay SENT, with no final report, until released */
 	carrierHeld: boolean;
 	heldMessages: SmsMessage[];
@@ -264,6 +266,7 @@ export function createState(): EmulatorState {
 		faults: [],
 		nextFaultId: 1,
 		buckets: new Map(),
+		windows: new Map(),
 		carrierHeld: false,
 		heldMessages: [],
 		lostReportNumbers: new Set(),
