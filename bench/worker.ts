@@ -14,11 +14,13 @@ process.env.N8N_LOG_LEVEL = 'silent';
 
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { inputItems, MESSAGE, TEMPLATE, type Plan } from './lib';
+import { inputItems, MESSAGE, PLANS, TEMPLATE, type Plan } from './lib';
+import { BENCH_NODE_NAME, BenchUserBuild, type UserBuild } from './userBuilds';
 
 export interface NodeScenario {
 	id: string;
-	operation: 'send' | 'sendBulk';
+	/** the package's Send or Send Bulk, or a model of what a user builds without it (userBuilds.ts) */
+	operation: 'send' | 'sendBulk' | UserBuild;
 	plan: Plan;
 	key: string;
 	items: number;
@@ -99,7 +101,14 @@ export function credentialsFor(scenario: NodeScenario, url: string): { svcMessag
 
 let go: ((startAt: number) => void) | undefined;
 
-function parameters(scenario: NodeScenario, reference: string): IDataObject {
+const USER_BUILDS: readonly string[] = ['floor', 'loopWait', 'batching', 'bulkChunks'];
+const isUserBuild = (operation: NodeScenario['operation']): operation is UserBuild => USER_BUILDS.includes(operation);
+
+function parameters(scenario: NodeScenario, reference: string, url: string): IDataObject {
+	if (isUserBuild(scenario.operation)) {
+		const plan = PLANS[scenario.plan];
+		return { build: scenario.operation, url, apiKey: scenario.key, rate: plan.rate, perCall: plan.perCall, message: MESSAGE };
+	}
 	const senderId = { __rl: true, mode: 'list', value: '' };
 	if (scenario.operation === 'send') {
 		return { resource: 'sms', operation: 'send', phoneNumber: '={{ $json.phone }}', message: MESSAGE, senderId, options: { reference } };
@@ -141,7 +150,8 @@ function peakRss(resettable: boolean): number {
 }
 
 async function run(scenario: NodeScenario, url: string, barrier = false): Promise<WorkerResult> {
-	const { executeNode } = await import('../test/helpers/n8n');
+	const { executeNode, registerNodeType } = await import('../test/helpers/n8n');
+	registerNodeType(BENCH_NODE_NAME, new BenchUserBuild());
 	const executions = scenario.executions ?? 1;
 	const offset = scenario.offset ?? 0;
 	const inputs = Array.from({ length: executions }, (_, e) => inputItems(scenario.items, offset + e * scenario.items));
@@ -169,7 +179,9 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 			const reference = `${scenario.id}-${scenario.tag ?? ''}${String.fromCharCode(65 + e)}`;
 			const t0 = performance.now();
 			try {
-				const [output] = (await executeNode({ parameters: parameters(scenario, reference), credentials }, items)) as INodeExecutionData[][];
+				const type = isUserBuild(scenario.operation) ? `n8n-nodes-svc-messaging.${BENCH_NODE_NAME}` : undefined;
+				const setup = { type, parameters: parameters(scenario, reference, url), credentials: type ? {} : credentials };
+				const [output] = (await executeNode(setup, items)) as INodeExecutionData[][];
 				const accepted = output.filter((o) => o.json.accepted === true).length;
 				return { reference, wallMs: performance.now() - t0, outputItems: output.length, accepted, rejected: output.length - accepted };
 			} catch (error) {
