@@ -5,7 +5,7 @@
  *
  * - floor: one request per item with nothing else (no credential, no limiter, no output shaping),
  *   started every 1000 / rate ms: the least CPU any node can spend per SMS. The CPU ratio of Send
- *   to it is in README → Performance.
+ *   to it is in docs/performance.md.
  * - loopWait: "Loop Over Items" (batch size 1) → HTTP Request → Wait (1000 / rate ms) → back: one
  *   request per item, each after the previous answer and a wait; HTTP Request's default On Error
  *   would stop the loop at the first 429, so it is set to Continue and the item is lost.
