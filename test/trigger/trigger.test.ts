@@ -9,6 +9,7 @@ import type { NodeSetup, TestCredentials } from '../helpers/n8n';
 import { callWebhook, registerNodeType, shutdownN8nCore } from '../helpers/n8n';
 import type { CapturedDelivery } from './harness';
 import { asWebhookRequest, n8nAnswer, startReceiver } from './harness';
+import { waitFor } from '../helpers/emulator';
 import { freeTcpPort, startRedis, type RedisServer } from '../helpers/services';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 
@@ -360,9 +361,14 @@ describe('duplicates', () => {
 			);
 			expect(attempts.map((a) => a.answeredWith)).toEqual([500, 200]);
 			expect(attempts[1].rawBody.equals(attempts[0].rawBody)).toBe(true);
-			const log = emulator.control
-				.webhookAttempts()
-				.filter((a: { messageId: string; event: string }) => a.messageId === retried.messageId && a.event === 'message.delivered');
+			// The receiver sees the second attempt before the emulator has logged its answer: wait for both.
+			const log = await waitFor(
+				async () =>
+					emulator.control
+						.webhookAttempts()
+						.filter((a: { messageId: string; event: string }) => a.messageId === retried.messageId && a.event === 'message.delivered'),
+				(attemptsLogged) => attemptsLogged.length === 2 && attemptsLogged.every((a: { status: number | null }) => a.status !== null),
+			);
 			expect(log.map((a: { status: number | null }) => a.status)).toEqual([500, 200]);
 
 			// Both attempts reach n8n (the first one's 200 was lost on the way back, say).
