@@ -35,8 +35,10 @@ export function signAccessToken(rt: Runtime, accountId: string, nowMs: number): 
 function verifySignature(rt: Runtime, token: string): Claims | null {
 	const parts = token.split('.');
 	if (parts.length !== 3) return null;
-	const expected = createHmac('sha256', rt.jwtSecret).update(`${parts[0]}.${parts[1]}`).digest();
-	const given = Buffer.from(parts[2], 'base64url');
+	// Compared as the canonical base64url text, as JWT libraries do: decoding would ignore the last
+	// character's spare bits, so a forged signature differing only there would pass.
+	const expected = Buffer.from(createHmac('sha256', rt.jwtSecret).update(`${parts[0]}.${parts[1]}`).digest('base64url'));
+	const given = Buffer.from(parts[2]);
 	if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
 	try {
 		const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8'));
