@@ -300,6 +300,13 @@ describe('SVC Messaging Tool: the message cap per execution', () => {
 		expect(emu.control.messages()).toHaveLength(3);
 	});
 
+	it.each([[-1], ['ten'], [''], [2.5], ['={{ -3 }}']])('"Max Messages per Execution" of %j fails closed: refused, nothing sent', async (cap) => {
+		const [call] = await callTool({ parameters: { ...SMS_SEND, maxMessagesPerExecution: cap } }, [{ phone: phone(95), text: 'capped?' }]);
+		expect(call.result[0]).toMatchObject({ success: false, errorCode: 'INVALID_INPUT' });
+		expect(call.result[0].errorMessage).toMatch(/^"Max Messages per Execution" must be a whole number: 0 for no limit/);
+		expect(emu.control.messages()).toHaveLength(0);
+	});
+
 	it('a bulk call that would go past the cap is refused whole: nothing sent', async () => {
 		const bulk = {
 			resource: 'sms',

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { checkMessageCap } from '../rules/fields';
 import { mayHaveBeenProcessed } from '../transport/errors';
 import { isToolCall } from './toolMode';
 
@@ -59,7 +60,7 @@ const NOTHING: Reservation = { release() {}, releaseRefused() {} };
  */
 export function reserveAgentMessages(ctx: IExecuteFunctions, messages: number): Reservation {
 	if (messages <= 0 || !isToolCall(ctx)) return NOTHING;
-	const cap = Math.max(0, Math.floor(Number(ctx.getNodeParameter('maxMessagesPerExecution', 0, DEFAULT_AGENT_MESSAGE_CAP)) || 0));
+	const cap = checkMessageCap(ctx.getNode(), ctx.getNodeParameter('maxMessagesPerExecution', 0, DEFAULT_AGENT_MESSAGE_CAP));
 	const now = Date.now();
 	prune(now);
 	const executionId = ctx.getExecutionId();

@@ -44,6 +44,19 @@ export function checkLimit(node: INode, value: unknown, itemIndex: number): numb
 	return limit;
 }
 
+/**
+ * "Max Messages per Execution" of a tool: a whole number; only an explicit 0 turns the cap off.
+ * Anything else (-1, "ten", empty, 2.5) is refused rather than read as "no limit": a model can set
+ * parameters, and a cap must fail closed.
+ */
+export function checkMessageCap(node: INode, value: unknown): number {
+	const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	if (!/^\d+$/.test(text)) {
+		failItem(node, 0, `"Max Messages per Execution" must be a whole number: 0 for no limit, or the most messages one execution may send (got ${JSON.stringify(value) ?? String(value)})`);
+	}
+	return Number(text);
+}
+
 /** Refuses an item's input before anything is sent: `Item N: "Field" rule`, code INVALID_INPUT. */
 export function failItem(node: INode, itemIndex: number, problem: string, more?: string): never {
 	const error = new NodeOperationError(node, `Item ${itemIndex}: ${problem}`, {
