@@ -8,6 +8,10 @@
 # Recipe and pins: ../shared/notes/real-n8n.md (xlsx and isolated-vm overrides for 1.x; linkedom
 # override, --ignore-scripts and a sqlite3 rebuild for 2.x).
 set -euo pipefail
+# Run from `npm run …`, this script inherits the package's npm settings as npm_config_* variables
+# (legacy-peer-deps, ignore-scripts from .npmrc): n8n's own install must not get them (with
+# legacy-peer-deps its peer dependencies are left out and `n8n start` is not found).
+for variable in $(env | sed -n 's/^\(npm_config_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$variable"; done
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${1:-1}
 cache="$root/.n8n-e2e"
