@@ -74,6 +74,6 @@ async function prepareEach<P>(ctx: IExecuteFunctions, items: INodeExecutionData[
 }
 
 /** A prepared item that failed its checks. */
-export function isFailure(prepared: unknown): prepared is ItemFailure {
+function isFailure(prepared: unknown): prepared is ItemFailure {
 	return typeof prepared === 'object' && prepared !== null && 'error' in prepared && 'itemIndex' in prepared && !('body' in prepared);
 }

@@ -6,9 +6,9 @@ import type { INode } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
 import { failItem } from './fields';
+import { characters } from './schemas';
 import {
 	BUTTON_TYPES,
-	characterCount,
 	HEADER_FORMATS,
 	placeholdersIn,
 	TEMPLATE_LIMITS,
@@ -86,7 +86,7 @@ export function checkTemplateStructure(category: string, components: unknown): T
 	if (!body || bodyText.trim() === '') {
 		violations.push({ component: 'BODY', rule: 'body-required', message: 'every template needs a BODY with text' });
 	} else {
-		const length = characterCount(bodyText);
+		const length = characters(bodyText);
 		if (length > TEMPLATE_LIMITS.bodyMaxCharacters) {
 			violations.push({
 				component: 'BODY',
@@ -119,7 +119,7 @@ export function checkTemplateStructure(category: string, components: unknown): T
 			if (text.trim() === '') {
 				violations.push({ component: 'HEADER', rule: 'header-text-required', message: 'a TEXT header needs text' });
 			} else {
-				const length = characterCount(text);
+				const length = characters(text);
 				if (length > TEMPLATE_LIMITS.headerTextMaxCharacters) {
 					violations.push({
 						component: 'HEADER',
@@ -136,7 +136,7 @@ export function checkTemplateStructure(category: string, components: unknown): T
 	const footer = byType.get('FOOTER')?.[0];
 	if (footer) {
 		const text = textOf(footer.text) ?? '';
-		const length = characterCount(text);
+		const length = characters(text);
 		if (text.trim() === '') {
 			violations.push({ component: 'FOOTER', rule: 'footer-text-required', message: 'a FOOTER needs text' });
 		} else if (length > TEMPLATE_LIMITS.footerMaxCharacters) {

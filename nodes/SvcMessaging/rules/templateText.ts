@@ -48,11 +48,6 @@ export interface TemplateViolation {
 	message: string;
 }
 
-/** Unicode code points ("characters" in the spec). */
-export function characterCount(text: string): number {
-	return [...text].length;
-}
-
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 
 /** Every `{{…}}` of a text: the numbered ones (`{{1}}`, also `{{ 1 }}`) and those that are not a number. */
