@@ -1,6 +1,7 @@
 /**
  * The two properties of sending at a plan's limit that must never regress (issue 8): no 429 at
- * the plan's rate, and Send Bulk's call count. Figures come from the emulator's request log, never
+ * the plan's rate — against the emulator's sliding window, at most N requests in any 1,000 ms
+ * (issue 23) — and Send Bulk's call count. Figures come from the emulator's request log, never
  * from timing on this side; the throughput figures themselves are `npm run bench`'s.
  */
 import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
@@ -12,7 +13,7 @@ let emu: RunningEmulator;
 
 beforeAll(async () => {
 	// Delivery lifecycles far in the future: the emulator only answers requests here.
-	emu = await startEmulator({ port: 0, timeScale: 1000 });
+	emu = await startEmulator({ port: 0, timeScale: 1000, rateLimit: 'sliding-window' });
 });
 beforeEach(async () => {
 	await emu.control.reset();
@@ -38,6 +39,21 @@ describe('no 429 at the plan rate', () => {
 		);
 		expect(out.filter((item) => item.json.accepted === true)).toHaveLength(15);
 		expect(sends().map((r) => r.status)).toEqual(Array(15).fill(202));
+	});
+
+	it('45 sends on a Starter key (20 requests/s), two executions at once: no 429 against the sliding window', async () => {
+		const send = (from: number, executionId: string) =>
+			executeNode(
+				{
+					parameters: { resource: 'sms', operation: 'send', phoneNumber: '={{ $json.phone }}', message: 'Code 123456', senderId: noSender, options: {} },
+					credentials: credentials(SEED_KEYS.starter, 'starter'),
+					executionId,
+				},
+				Array.from({ length: 45 }, (_, i) => ({ phone: `+2547${String(from + i)}` })),
+			);
+		const [[a], [b]] = await Promise.all([send(21_000_000, 'starter-a'), send(22_000_000, 'starter-b')]);
+		expect([...a, ...b].filter((item) => item.json.accepted === true)).toHaveLength(90);
+		expect(sends().map((r) => r.status)).toEqual(Array(90).fill(202));
 	});
 });
 

@@ -1,6 +1,7 @@
 /**
- * Issue 11: "Share Rate Limit Across n8n Processes" — one Bottleneck per key clustered on a real
- * redis-server (Debian package, started on a free port here). A second n8n process is stood in
+ * Issue 11: "Share Rate Limit Across n8n Processes" — the key's slots and pace in a real
+ * redis-server (Debian package, started on a free port here), against the emulator in
+ * sliding-window mode (at most N requests in any 1,000 ms, issue 23). A second n8n process is stood in
  * for by a second, isolated copy of the limiter module (its own connections and module state, as
  * in another worker), sending real HTTP to the emulator on the same key. Every claim is counted at
  * the emulator: requests, 429s, messages.
@@ -56,15 +57,15 @@ function freeCredentials(extra: Record<string, unknown> = {}) {
 const phones = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(from + i).padStart(8, '0')}` }));
 
 /** `n` single sends by the other process, through its own copy of the limiter. */
-async function sendFromOther(other: LimiterModule, config: ReturnType<typeof sharedConfig> | undefined, from: number, n: number) {
-	const limiter = await other.limiterFor(emu.url, SEED_KEYS.free, FREE, config);
+async function sendFromOther(other: LimiterModule, config: ReturnType<typeof sharedConfig> | undefined, from: number, n: number, key = SEED_KEYS.free, limits = FREE) {
+	const limiter = await other.limiterFor(emu.url, key, limits, config);
 	return await Promise.all(
 		phones(from, n).map(async ({ phone }) => {
 			for (;;) {
 				const status = await limiter.schedule(async () => {
 					const res = await request(`${emu.url}/api/sms/send-api`, {
 						method: 'POST',
-						headers: { 'x-api-key': SEED_KEYS.free, 'content-type': 'application/json' },
+						headers: { 'x-api-key': key, 'content-type': 'application/json' },
 						body: JSON.stringify({ phoneNumber: phone, message: 'From the other process' }),
 					});
 					await res.body.text();
@@ -83,7 +84,7 @@ beforeAll(async () => {
 	redis = await startRedis({ password: REDIS_PASSWORD });
 }, 120_000);
 beforeEach(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 1000 });
+	emu = await startEmulator({ port: 0, timeScale: 1000, rateLimit: 'sliding-window' });
 });
 afterEach(async () => {
 	await mainLimiter.closeSharedLimiters();
@@ -118,6 +119,31 @@ describe('two processes on one Free key', () => {
 		expect(out.filter((item) => item.json.accepted === true)).toHaveLength(20);
 		expect(sends().filter((r) => r.status === 429).length).toBeGreaterThan(0);
 		expect(new Set(emu.control.messages().map((m) => m.phoneNumber)).size).toBe(40);
+	}, 60_000);
+});
+
+describe('1, 2 and 4 processes on a fresh key, against a sliding window', () => {
+	const STARTER = { requestsPerSecond: 20, recipientsPerCall: 1000 };
+	it.each([
+		{ plan: 'free', key: SEED_KEYS.free, limits: FREE, processes: 1, each: 12 },
+		{ plan: 'free', key: SEED_KEYS.free, limits: FREE, processes: 2, each: 8 },
+		{ plan: 'free', key: SEED_KEYS.free, limits: FREE, processes: 4, each: 5 },
+		{ plan: 'starter', key: SEED_KEYS.starter, limits: STARTER, processes: 1, each: 45 },
+		{ plan: 'starter', key: SEED_KEYS.starter, limits: STARTER, processes: 2, each: 25 },
+		{ plan: 'starter', key: SEED_KEYS.starter, limits: STARTER, processes: 4, each: 12 },
+	])('$plan, $processes process(es) × $each sends started together: no 429, not even in the first second; every message once', async ({ key, limits, processes, each }) => {
+		// A prefix of its own: the key's slots start empty in Redis, as on a fresh key.
+		const config = { ...sharedConfig(), keyPrefix: `svc-messaging-fresh-${processes}-${limits.requestsPerSecond}` };
+		const copies = Array.from({ length: processes }, () => otherProcess());
+		const statuses = await Promise.all(copies.map(async (copy, p) => await sendFromOther(copy, config, 70_000_000 + p * 1_000, each, key, limits)));
+		expect(statuses.flat()).toEqual(Array(processes * each).fill(202));
+		expect(sends().filter((r) => r.status === 429)).toHaveLength(0);
+		expect(sends()).toHaveLength(processes * each);
+		// The emulator's own count: no 1,000 ms of its log holds more than the plan's N requests.
+		const arrivals = sends().map((r) => Date.parse(r.time)).sort((a, b) => a - b);
+		const most = Math.max(...arrivals.map((t, i) => arrivals.slice(i).filter((u) => u < t + 1000).length));
+		expect(most).toBeLessThanOrEqual(limits.requestsPerSecond);
+		expect(new Set(emu.control.messages().map((m) => m.phoneNumber)).size).toBe(processes * each);
 	}, 60_000);
 });
 
@@ -218,7 +244,7 @@ it('Redis holds no API key, password or webhook secret, and only prefixed keys',
 		}
 		const text = dump.join('\n');
 		for (const secret of [SEED_KEYS.free, 'whsec_never_in_redis', REDIS_PASSWORD]) expect(text).not.toContain(secret);
-		for (const key of keys) expect(key).toMatch(/^(b_svc-messaging:|svc-messaging:)/);
+		for (const key of keys) expect(key).toMatch(/^svc-messaging(-fresh-\d+-\d+)?:/);
 	} finally {
 		client.disconnect();
 	}
