@@ -244,7 +244,7 @@ it('Redis holds no API key, password or webhook secret, and only prefixed keys',
 		}
 		const text = dump.join('\n');
 		for (const secret of [SEED_KEYS.free, 'whsec_never_in_redis', REDIS_PASSWORD]) expect(text).not.toContain(secret);
-		for (const key of keys) expect(key).toMatch(/^svc-messaging(-fresh-\d+-\d+)?:/);
+		for (const key of keys) expect(key).toMatch(/^(b_)?svc-messaging(-fresh-\d+-\d+)?:/);
 	} finally {
 		client.disconnect();
 	}

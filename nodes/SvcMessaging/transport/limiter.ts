@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import type { PlanLimits } from './service';
 import { connectionId, digest, type SharedLimitConfig } from './redis';
-import { applySettings, GATE_EXPIRATION_MS, joinCluster, type ClusterStore } from './sharedLimit';
+import { applySettings, joinCluster, SLOT_EXPIRATION_MS, type ClusterStore } from './sharedLimit';
 
 /**
  * One limiter per API key, shared by every node and execution in this n8n process (or, with a
@@ -52,31 +52,36 @@ function localPause(): PauseStore {
 interface Waiter {
 	start: () => void;
 	fail: (error: Error) => void;
+	/** settles when the request has its answer (or failed) */
+	done: Promise<void>;
 }
 
 /**
- * Spacing is exactly 1000/rate ms: the service refills the key's budget at the plan rate, so
- * steady spacing at that interval never exceeds it, and the budget's spare capacity absorbs
- * network jitter. Bottleneck keeps a virtual schedule (each start is the previous one + minTime),
- * so a late timer does not lower the rate.
+ * A request's slot stays taken this long after its answer. The key has N slots (the plan's
+ * requests per second): request k + N cannot start before request k's answer + this hold, and
+ * request k arrived before its answer, so no N + 1 requests arrive at the service within any
+ * 1,000 ms, however the timers ran (a late timer, a busy event loop, several processes).
+ */
+const SLOT_HOLD_MS = 1_000;
+
+/**
+ * Bottleneck runs one *slot* per request: a job that starts the request, waits for its answer and
+ * then holds its place for SLOT_HOLD_MS. `maxConcurrent` is the plan's N, so N slots at most are
+ * taken: the strictest reading of "N requests per second" (never N + 1 in any 1,000 ms) holds by
+ * construction. Starts are spaced 1000/N ms (`minTime`), so a burst is spread over the second.
+ * A 429's pause (reservoir 0) and slowdown (a longer minTime) apply to every slot not yet started.
  *
- * Bottleneck only passes a *gate* (a job that returns at once; the request runs outside it) and
- * gives a start time to the gates of the next quarter second only (`maxConcurrent`): the other
- * requests wait in its queue, so a 429's pause and slowdown apply to them at once, while an event
- * loop busy for less than that quarter second (a large response being parsed) costs no rate.
- *
- * With a shared limit the same Bottleneck is clustered on Redis: spacing, pause (reservoir 0) and
- * slowdown then hold for every process on the key, with one gate registered at a time. Should Redis fail, the
- * requests still waiting fail unsent (never sent unpaced) and the next use connects anew.
+ * With a shared limit the same Bottleneck is clustered on Redis: the N slots, spacing, pause and
+ * slowdown then hold for every process on the key together. Should Redis fail, the requests still
+ * waiting fail unsent (never sent unpaced) and the next use connects anew.
  */
 function createLimiter(limits: PlanLimits, cluster?: ClusterStore): KeyLimiter {
 	const baseMinTime = 1000 / limits.requestsPerSecond;
 	let slowdown = 1;
-	const bottleneck = cluster?.bottleneck ?? new Bottleneck({ minTime: baseMinTime, maxConcurrent: lookaheadOf(limits) });
+	const bottleneck = cluster?.bottleneck ?? new Bottleneck({ minTime: baseMinTime, maxConcurrent: limits.requestsPerSecond });
 	const pause: PauseStore = cluster ?? localPause();
-	// A crashed process's gate stops holding the cluster's look-ahead after this long.
-	const gateOptions = cluster ? { expiration: GATE_EXPIRATION_MS } : {};
-	const gate = async () => {};
+	// A crashed process's slots are given back to the cluster after this long.
+	const slotOptions = cluster ? { expiration: SLOT_EXPIRATION_MS } : {};
 	// Waiting requests per lane, and the lanes with waiting requests in turn order.
 	const lanes = new Map<string, Waiter[]>();
 	const turns: string[] = [];
@@ -123,24 +128,36 @@ function createLimiter(limits: PlanLimits, cluster?: ClusterStore): KeyLimiter {
 		limits,
 		async schedule<T>(task: () => Promise<T>, lane = '') {
 			if (failure) throw failure;
-			// Every request adds one gate; each gate that passes starts the next lane's oldest request.
+			let answered = () => {};
+			const done = new Promise<void>((resolve) => (answered = resolve));
+			// Every request adds one slot; each slot that starts runs the next lane's oldest request.
 			const started = new Promise<void>((start, fail) => {
 				const queue = lanes.get(lane);
-				if (queue) queue.push({ start, fail });
+				if (queue) queue.push({ start, fail, done });
 				else {
-					lanes.set(lane, [{ start, fail }]);
+					lanes.set(lane, [{ start, fail, done }]);
 					turns.push(lane);
 				}
 				waiting++;
 			});
-			bottleneck.schedule(gateOptions, gate).then(
-				() => take()?.start(),
+			const slot = async () => {
+				const waiter = take();
+				if (!waiter) return;
+				waiter.start();
+				await waiter.done;
+				await sleep(SLOT_HOLD_MS);
+			};
+			bottleneck.schedule(slotOptions, slot).catch(
 				// In a cluster any failure here is Redis's: the request was not sent.
 				(error: Error) => take()?.fail(cluster ? cluster.fail(error) : error),
 			);
 			void checkForStuckPause();
 			await started;
-			return await task();
+			try {
+				return await task();
+			} finally {
+				answered();
+			}
 		},
 		penalize(waitMs: number) {
 			slowdown = Math.min(MAX_SLOWDOWN, slowdown * SLOWDOWN_FACTOR);
@@ -159,10 +176,6 @@ function createLimiter(limits: PlanLimits, cluster?: ClusterStore): KeyLimiter {
 			applySettings(bottleneck, { minTime: baseMinTime * slowdown }).catch(() => undefined);
 		},
 	};
-}
-
-function lookaheadOf(limits: PlanLimits): number {
-	return Math.max(1, Math.ceil(limits.requestsPerSecond / 4));
 }
 
 /** The lane of a node's requests: its execution and node (a workflow's executions never share one). */
@@ -204,9 +217,8 @@ async function sharedLimiter(
 	// (transport/request.ts sharedLimitError).
 	let joined = false;
 	try {
-		// One gate at a time across the cluster: a process stalled while holding it (a busy event loop, a
-		// cold start) holds the others back instead of letting them run ahead and send in a burst after.
-		const cluster = await joinCluster(shared, bottleneckId, { minTime: 1000 / limits.requestsPerSecond, maxConcurrent: 1 });
+		// The key's N slots and its spacing, shared by every process on the key.
+		const cluster = await joinCluster(shared, bottleneckId, { minTime: 1000 / limits.requestsPerSecond, maxConcurrent: limits.requestsPerSecond });
 		// A failed limiter is forgotten: the next request connects again (and fails clearly if it cannot).
 		cluster.onFailure(() => limiters.delete(id));
 		clusters.add(cluster);

@@ -10,8 +10,11 @@ import {
 	type SharedLimitConfig,
 } from './redis';
 
-/** A registered-but-unfinished gate of a crashed process stops counting after this long. */
-export const GATE_EXPIRATION_MS = 10_000;
+/**
+ * A slot of a crashed process is given back after this long: longer than a request may take
+ * (transport/request.ts times out after 30 s) plus the slot's hold after the answer.
+ */
+export const SLOT_EXPIRATION_MS = 40_000;
 
 /** Bottleneck.updateSettings returns a promise at run time (its typings say otherwise). */
 export async function applySettings(bottleneck: Bottleneck, settings: Bottleneck.ConstructorOptions): Promise<void> {
