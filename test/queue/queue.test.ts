@@ -322,7 +322,7 @@ function figures(label: string, result: BatchResult, stack: QueueStack): string 
 	const freeRate = PLAN_LIMITS.free.requestsPerSecond;
 	const bulkCalls = result.sendRequests.filter((r) => r.status !== null && r.status < 300).length - result.free.messages.length;
 	// Both keys end in 0001 (the request log keeps the last 4 characters): a 429 is told apart by
-	// reasoning instead. The Starter key's bucket holds 20 requests and sees at most 9 bulk calls,
+	// reasoning instead. The Starter key's window allows 20 requests and sees at most 9 bulk calls,
 	// so it cannot be refused: every 429 is the Free key's.
 	const first = result.sendRequests.length ? Date.parse(result.sendRequests[0].time) : 0;
 	const offsets = result.rateLimited.slice(0, 8).map((r) => `+${((Date.parse(r.time) - first) / 1000).toFixed(2)} s`);
@@ -389,9 +389,12 @@ describe('n8n 1.123.81 queue mode: main + 2 workers + 2 webhook processes, Redis
 			}
 			expect(result.executions.map((e) => e.ref).sort()).toEqual([...result.free.planned, ...result.bulk.planned].map((p) => p.ref).sort());
 
-			// The service never had to refuse a request: the workers kept to the key's rate together.
+			// The service never had to refuse a request: the workers kept to the key's rate together,
+			// counted the strictest way (at most 5 in any 1,000 ms, the first second included).
+			expect((await http('GET', `${stack!.emulator.url}/__emulator/rate-limit`)).body.data).toEqual({ mode: 'sliding-window' });
 			expect(result.requests.length).toBeLessThan(10_000); // the emulator keeps the last 10,000
 			expect(result.rateLimited).toEqual([]);
+			expect(result.free.maxPerSecond).toBeLessThanOrEqual(PLAN_LIMITS.free.requestsPerSecond);
 
 			// Each of the 400 + 9,000 messages recorded exactly once, and nothing else.
 			const free = exactlyOnce(result.free.planned, result.free.messages);
