@@ -57,7 +57,7 @@ function freeCredentials(extra: Record<string, unknown> = {}) {
 const phones = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(from + i).padStart(8, '0')}` }));
 
 /** `n` single sends by the other process, through its own copy of the limiter. */
-async function sendFromOther(other: LimiterModule, config: ReturnType<typeof sharedConfig> | undefined, from: number, n: number, key = SEED_KEYS.free, limits = FREE) {
+async function sendFromOther(other: LimiterModule, config: ReturnType<typeof sharedConfig> | undefined, from: number, n: number, key: string = SEED_KEYS.free, limits = FREE) {
 	const limiter = await other.limiterFor(emu.url, key, limits, config);
 	return await Promise.all(
 		phones(from, n).map(async ({ phone }) => {
