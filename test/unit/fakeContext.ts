@@ -30,6 +30,14 @@ export function fakeContext(options: FakeOptions = {}) {
 	const node = { id: 'unit-node', name: 'SVC Messaging', type: 'n8n-nodes-svc-messaging.svcMessaging', typeVersion: 1, parameters: options.parameters ?? {} } as unknown as INode;
 	const parameter = (name: string, fallback: unknown) =>
 		name.split('.').reduce<unknown>((value, key) => (value as IDataObject | undefined)?.[key], options.parameters ?? {}) ?? fallback;
+	const answer = async (credentialType: string, request: IHttpRequestOptions) => {
+		requests.push({ method: String(request.method), url: request.url, qs: request.qs as IDataObject, body: request.body, credentialType });
+		const { statusCode = 200, body } = await (options.answer?.(request) ?? { body: { success: true, data: {} } });
+		if (statusCode >= 400 && !request.ignoreHttpStatusErrors) {
+			throw Object.assign(new Error(`HTTP ${statusCode}`), { httpCode: String(statusCode), context: { data: body } });
+		}
+		return { statusCode, body, headers: {} };
+	};
 	const ctx = {
 		getNode: () => node,
 		getNodeParameter: (name: string, _item: number, fallback?: unknown) => parameter(name, fallback),
@@ -49,14 +57,10 @@ export function fakeContext(options: FakeOptions = {}) {
 		addExecutionHints: () => undefined,
 		logger: { debug: () => undefined, warn: () => undefined, info: () => undefined, error: () => undefined },
 		helpers: {
-			httpRequestWithAuthentication: async (credentialType: string, request: IHttpRequestOptions) => {
-				requests.push({ method: String(request.method), url: request.url, qs: request.qs as IDataObject, body: request.body, credentialType });
-				const { statusCode = 200, body } = await (options.answer?.(request) ?? { body: { success: true, data: {} } });
-				if (statusCode >= 400 && !request.ignoreHttpStatusErrors) {
-					throw Object.assign(new Error(`HTTP ${statusCode}`), { httpCode: String(statusCode), context: { data: body } });
-				}
-				return { statusCode, body, headers: {} };
-			},
+			httpRequestWithAuthentication: async (credentialType: string, request: IHttpRequestOptions) => await answer(credentialType, request),
+			// API-key requests carry the credential's header themselves (transport/request.ts).
+			httpRequest: async (request: IHttpRequestOptions) =>
+				await answer((request.headers as IDataObject | undefined)?.['x-api-key'] ? 'svcMessagingApi' : 'none', request),
 		},
 	} as unknown as IExecuteFunctions;
 	return { ctx, requests, credentialReads, node };

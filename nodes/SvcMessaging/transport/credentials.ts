@@ -13,6 +13,9 @@ export const CREDENTIAL_TYPES: Record<AuthKind, string> = {
 	account: 'svcMessagingAccountApi',
 };
 
+/** The header SvcMessagingApi's `authenticate` sets to the API key. */
+export const API_KEY_HEADER = 'x-api-key';
+
 const CREDENTIAL_NAMES: Record<AuthKind, string> = {
 	apiKey: 'SVC Messaging API (API key)',
 	account: 'SVC Messaging Account API (email and password)',
