@@ -23,6 +23,8 @@ export { Redis as RedisConstructor };
 
 /** How long the first connection may take before the node gives up (nothing sent). */
 export const CONNECT_TIMEOUT_MS = 5_000;
+/** The longest a Redis command may take before the node gives up on Redis. */
+export const COMMAND_TIMEOUT_MS = 5_000;
 
 export const SHARED_LIMIT_SETTING = 'SVC Messaging API credential → "Share Rate Limit Across n8n Processes"';
 
@@ -80,6 +82,10 @@ export function redisClientOptions(config: SharedLimitConfig): RedisOptions {
 		db: config.database,
 		tls: config.tls ? {} : undefined,
 		connectTimeout: CONNECT_TIMEOUT_MS,
+		// A Redis that keeps the connection open but stops answering must not hang an execution (and
+		// hold a worker slot) forever: every command fails after this long, and the waiting requests
+		// fail unsent with "Lost the connection to Redis".
+		commandTimeout: COMMAND_TIMEOUT_MS,
 		// Queued commands fail soon after a lost connection instead of waiting for it to return.
 		maxRetriesPerRequest: 1,
 		retryStrategy: (times: number) => Math.min(times * 200, 1_000),
