@@ -20,10 +20,13 @@ import type {
 import { createRunExecutionData, NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { TOOL_DESCRIPTIONS } from '../../nodes/SvcMessaging/actions/tool.descriptions';
-import { DEFAULT_AGENT_MESSAGE_CAP } from '../../nodes/SvcMessaging/aiTool/agentCap';
+import { DEFAULT_AGENT_MESSAGE_CAP, messagesCounted } from '../../nodes/SvcMessaging/aiTool/agentCap';
+import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
+import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
 import type { RunningEmulator } from '../emulator';
 import { additionalData, credentialsHelper, shutdownN8nCore } from '../helpers/n8n';
+import { startRedis, type RedisServer } from '../helpers/services';
 import { emulator, SEED_KEYS, sent } from '../sms/fixtures';
 
 const PACKAGE = 'n8n-nodes-svc-messaging';
@@ -107,6 +110,8 @@ interface Setup {
 	/** undefined: no execution id (as in an MCP Server Trigger's tool call) */
 	executionId?: string | null;
 	workflowId?: string;
+	/** more credential fields, e.g. the shared Redis */
+	credential?: IDataObject;
 }
 
 /**
@@ -115,7 +120,7 @@ interface Setup {
  */
 async function callTool(setup: Setup, calls: IDataObject[]): Promise<Array<{ name: string; description: string; result: IDataObject[] }>> {
 	const credentialId = `cred-ai-${++counter}`;
-	credentialsHelper.set(credentialId, { baseUrl: emu.url, apiKey: setup.apiKey ?? SEED_KEYS.business, plan: 'business' });
+	credentialsHelper.set(credentialId, { baseUrl: emu.url, apiKey: setup.apiKey ?? SEED_KEYS.business, plan: 'business', ...setup.credential });
 	const tool: INode = {
 		id: 'tool-node',
 		name: 'Send SMS',
@@ -305,6 +310,41 @@ describe('SVC Messaging Tool: the message cap per execution', () => {
 		expect(call.result[0]).toMatchObject({ success: false, errorCode: 'INVALID_INPUT' });
 		expect(call.result[0].errorMessage).toMatch(/^"Max Messages per Execution" must be a whole number: 0 for no limit/);
 		expect(emu.control.messages()).toHaveLength(0);
+	});
+
+	describe('with the credential’s shared Redis (queue mode: the calls of one execution may run on any worker)', () => {
+		let redis: RedisServer;
+		const shared = (port: number): IDataObject => ({ sharedRateLimit: true, redisHost: '127.0.0.1', redisPort: port, redisPrefix: 'svc-agent-cap' });
+		beforeAll(async () => {
+			redis = await startRedis();
+		}, 60_000);
+		afterAll(async () => {
+			await closeSharedLimiters();
+			await closeRedisClients();
+			await redis.stop();
+		});
+
+		it('counts in Redis, not in the process: the third message of a cap of 2 is refused, nothing counted locally', async () => {
+			const setup = { parameters: { ...SMS_SEND, maxMessagesPerExecution: 2 }, executionId: 'exec-redis-cap', workflowId: 'wf-redis-cap', credential: shared(redis.port) };
+			const first = await callTool(setup, [{ phone: phone(60), text: 'a' }]);
+			const [second, third] = await callTool(setup, [
+				{ phone: phone(61), text: 'b' },
+				{ phone: phone(62), text: 'c' },
+			]);
+			expect(first[0].result[0]).toMatchObject({ accepted: true });
+			expect(second.result[0]).toMatchObject({ accepted: true });
+			expect(third.result[0]).toMatchObject({ success: false, errorCode: 'MESSAGE_CAP_REACHED' });
+			expect(messagesCounted('wf-redis-cap', 'exec-redis-cap')).toBe(0);
+			expect(emu.control.messages()).toHaveLength(2);
+		});
+
+		it('fails closed when that Redis cannot be reached: refused, nothing sent', async () => {
+			const setup = { parameters: SMS_SEND, executionId: 'exec-redis-down', credential: shared(redis.port + 1) };
+			const [call] = await callTool(setup, [{ phone: phone(63), text: 'd' }]);
+			expect(call.result[0]).toMatchObject({ success: false });
+			expect(String(call.result[0].errorMessage)).toMatch(/Redis at 127\.0\.0\.1/);
+			expect(emu.control.messages()).toHaveLength(0);
+		}, 30_000);
 	});
 
 	it('a bulk call that would go past the cap is refused whole: nothing sent', async () => {

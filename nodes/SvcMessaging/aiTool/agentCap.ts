@@ -2,7 +2,10 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkMessageCap } from '../rules/fields';
+import { getServiceCredentials } from '../transport/credentials';
 import { mayHaveBeenProcessed } from '../transport/errors';
+import { sharedLimitOf } from '../transport/redis';
+import { reserveShared } from './sharedCap';
 import { isToolCall } from './toolMode';
 
 /**
@@ -18,10 +21,10 @@ import { isToolCall } from './toolMode';
  *   before (1.x, 2.x regular mode) or as (2.x queue mode) an execution of its own; there is no
  *   execution id shared by two calls, so the limit applies to each call (e.g. a bulk send).
  *
- * The count lives in this process, keyed by workflow and execution id (an execution runs in one
- * process; a queue-mode execution that waits and resumes on another worker starts counting
- * again), and is forgotten 24 hours after its last use or when more than MAX_EXECUTIONS
- * executions are being counted.
+ * The count is keyed by workflow and execution id. With the credential's shared Redis ("Share
+ * Rate Limit Across n8n Processes") it lives there (sharedCap.ts), so that the tool calls of one
+ * queue-mode execution count together on every worker. Otherwise it lives in this process and is
+ * forgotten 24 hours after its last use or when more than MAX_EXECUTIONS executions are counted.
  */
 export const DEFAULT_AGENT_MESSAGE_CAP = 10;
 
@@ -53,48 +56,60 @@ export interface Reservation {
 
 const NOTHING: Reservation = { release() {}, releaseRefused() {} };
 
+function reservation(giveBack: (messages: number) => void, messages: number): Reservation {
+	let held = messages;
+	const release = (n = 1) => {
+		const back = Math.min(Math.max(0, n), held);
+		held -= back;
+		giveBack(back);
+	};
+	return { release, releaseRefused: (errors) => release(errors.filter((e) => !mayHaveBeenProcessed(e)).length) };
+}
+
 /**
  * Counts `messages` about to be sent against the execution's cap, or throws (sending nothing)
- * when they do not fit. Synchronous between the check and the count, so concurrent tool calls of
- * one execution cannot both pass.
+ * when they do not fit. The check and the count are one step (synchronous here, one Lua script in
+ * Redis), so concurrent tool calls of one execution cannot both pass.
  */
-export function reserveAgentMessages(ctx: IExecuteFunctions, messages: number): Reservation {
+export async function reserveAgentMessages(ctx: IExecuteFunctions, messages: number): Promise<Reservation> {
 	if (messages <= 0 || !isToolCall(ctx)) return NOTHING;
 	const cap = checkMessageCap(ctx.getNode(), ctx.getNodeParameter('maxMessagesPerExecution', 0, DEFAULT_AGENT_MESSAGE_CAP));
-	const now = Date.now();
-	prune(now);
 	const executionId = ctx.getExecutionId();
 	const key = executionId ? `${String(ctx.getWorkflow().id ?? '')}\u0000${executionId}` : undefined;
+	const shared = key && cap > 0 ? sharedLimitOf(await getServiceCredentials.call(ctx, 'apiKey')) : undefined;
+	if (key && shared) {
+		const count = await reserveShared(ctx, shared, key, cap, messages);
+		if (count.refusedAt !== undefined) throw capReached(ctx, cap, count.refusedAt, messages);
+		return reservation(count.giveBack, messages);
+	}
+	const now = Date.now();
+	prune(now);
 	// Without an execution id (MCP Server Trigger) the call is its own scope.
 	const count: Count = (key && counts.get(key)) || { sent: 0, usedAt: now };
-	if (cap > 0 && count.sent + messages > cap) {
-		const left = Math.max(0, cap - count.sent);
-		const problem =
-			left === 0
-				? `Message limit reached: the SVC Messaging tools may send at most ${cap} message${cap === 1 ? '' : 's'} in one execution, and ${count.sent} ${count.sent === 1 ? 'was' : 'were'} sent already. Nothing was sent.`
-				: `This call would send ${messages} messages, but only ${left} of the ${cap} allowed in one execution ${left === 1 ? 'is' : 'are'} left. Nothing was sent.`;
-		const error = new NodeOperationError(ctx.getNode(), problem, {
-			description:
-				left === 0
-					? 'Do not call a sending tool again in this run: tell the user the message limit was reached. The workflow owner can raise "Max Messages per Execution" on the tool (0 = no limit).'
-					: `Send to at most ${left} recipient${left === 1 ? '' : 's'} in this run, or tell the user the message limit would be exceeded. The workflow owner can raise "Max Messages per Execution" on the tool (0 = no limit).`,
-		});
-		error.context.errorCode = MESSAGE_CAP_REACHED;
-		throw error;
-	}
+	if (cap > 0 && count.sent + messages > cap) throw capReached(ctx, cap, count.sent, messages);
 	count.sent += messages;
 	count.usedAt = now;
 	if (key) {
 		counts.delete(key);
 		counts.set(key, count);
 	}
-	let held = messages;
-	const release = (n = 1) => {
-		const back = Math.min(Math.max(0, n), held);
-		held -= back;
-		count.sent -= back;
-	};
-	return { release, releaseRefused: (errors) => release(errors.filter((e) => !mayHaveBeenProcessed(e)).length) };
+	return reservation((back) => (count.sent -= back), messages);
+}
+
+function capReached(ctx: IExecuteFunctions, cap: number, sent: number, messages: number): NodeOperationError {
+	const left = Math.max(0, cap - sent);
+	const problem =
+		left === 0
+			? `Message limit reached: the SVC Messaging tools may send at most ${cap} message${cap === 1 ? '' : 's'} in one execution, and ${sent} ${sent === 1 ? 'was' : 'were'} sent already. Nothing was sent.`
+			: `This call would send ${messages} messages, but only ${left} of the ${cap} allowed in one execution ${left === 1 ? 'is' : 'are'} left. Nothing was sent.`;
+	const error = new NodeOperationError(ctx.getNode(), problem, {
+		description:
+			left === 0
+				? 'Do not call a sending tool again in this run: tell the user the message limit was reached. The workflow owner can raise "Max Messages per Execution" on the tool (0 = no limit).'
+				: `Send to at most ${left} recipient${left === 1 ? '' : 's'} in this run, or tell the user the message limit would be exceeded. The workflow owner can raise "Max Messages per Execution" on the tool (0 = no limit).`,
+	});
+	error.context.errorCode = MESSAGE_CAP_REACHED;
+	return error;
 }
 
 function prune(now: number): void {

@@ -75,7 +75,7 @@ export async function sendOnce<U extends SendUnit, T>(
 		}
 	});
 	// As an AI tool: what this call sends counts against the execution's message cap (or is refused).
-	const cap = apiKey ? reserveAgentMessages(ctx, pending.length) : undefined;
+	const cap = apiKey ? await reserveAgentMessages(ctx, pending.length) : undefined;
 	await options.post(pending, async (results) => {
 		const entries: Array<[string, LedgerEntry]> = [];
 		for (const [unit, outcome] of results) {
