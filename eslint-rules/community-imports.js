@@ -1,10 +1,11 @@
 /**
  * n8n's community-package rule: published node code may import only n8n-workflow, the package's
- * declared runtime dependencies, node's crypto and relative files.
+ * declared runtime dependencies, node's crypto and relative files. node:dns is allowed for one
+ * purpose: "Verify Media Link" resolves a host to refuse private addresses (rules/mediaVerify.ts).
  */
 const pkg = require('../package.json');
 
-const allowed = new Set(['n8n-workflow', 'crypto', 'node:crypto', ...Object.keys(pkg.dependencies ?? {})]);
+const allowed = new Set(['n8n-workflow', 'crypto', 'node:crypto', 'node:dns', ...Object.keys(pkg.dependencies ?? {})]);
 
 module.exports = {
 	meta: { type: 'problem', docs: { description: 'restrict imports of community nodes' }, schema: [] },
