@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { serviceErrorCode, wrapError } from '../transport/errors';
+import { errorCodeOf, INVALID_INPUT, SEVERAL_ERRORS, withErrorCode, wrapError } from '../transport/errors';
 
 export interface ItemFailure {
 	itemIndex: number;
@@ -29,7 +29,7 @@ export function finishSend(
 		.slice(0, 5)
 		.map((f) => `item ${f.itemIndex}: ${f.error.message}`)
 		.join('\n');
-	throw new NodeOperationError(
+	const summary = new NodeOperationError(
 		ctx.getNode(),
 		`${failures.length} ${noun}(s) were not accepted (items ${shown}); ${acceptedCount} were accepted`,
 		{
@@ -39,6 +39,10 @@ export function finishSend(
 				'Turn on "Continue On Fail" (or route errors to the error output) to get one output item per recipient instead.',
 		},
 	);
+	// The summary's code is its items' code when they share one (e.g. INSUFFICIENT_CREDITS), so a
+	// caller deciding on it (an AI agent) sees what happened rather than a generic failure.
+	const codes = new Set(failures.map((f) => errorCodeOf(f.error) ?? INVALID_INPUT));
+	throw withErrorCode(summary, codes.size === 1 ? [...codes][0] : SEVERAL_ERRORS);
 }
 
 export function failureOf(ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemFailure {
@@ -62,12 +66,14 @@ export function rejectedItem(
 	extra: IDataObject = {},
 	toErrorOutput = false,
 ): INodeExecutionData {
-	const code = serviceErrorCode(error);
+	// The service's code, else this package's own (UNKNOWN_OUTCOME, REDIS_UNAVAILABLE, LOGIN_…);
+	// input refused by the rules keeps its established label VALIDATION_ERROR.
+	const code = errorCodeOf(error);
 	return {
 		json: {
 			accepted: false,
 			...extra,
-			errorCode: code ?? 'VALIDATION_ERROR',
+			errorCode: code === undefined || code === INVALID_INPUT ? 'VALIDATION_ERROR' : code,
 			errorMessage: error.message,
 			...(error.description ? { errorDescription: error.description } : {}),
 		},
