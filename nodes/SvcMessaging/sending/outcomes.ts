@@ -23,7 +23,7 @@ export function finishSend(
 	const first = failures[0].error;
 	// One failure, or one call's failure shared by all its recipients: the service's own error says it best.
 	if (acceptedCount === 0 && failures.every((f) => f.error === first)) throw first;
-	const items = failures.map((f) => f.itemIndex);
+	const items = [...new Set(failures.map((f) => f.itemIndex))];
 	const shown = items.slice(0, 20).join(', ') + (items.length > 20 ? ', …' : '');
 	const reasons = failures
 		.slice(0, 5)
