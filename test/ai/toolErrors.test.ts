@@ -5,7 +5,7 @@
  * `errorCode` and `category` come from codes set where the errors are made (never their text), and
  * `retryable` says whether the same call may succeed later.
  */
-import type { INodeType } from 'n8n-workflow';
+import type { IDataObject, INodeType } from 'n8n-workflow';
 
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
 import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
@@ -36,7 +36,7 @@ const apiKey = (extra: Record<string, unknown> = {}): TestCredentials => ({
 	svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free', ...extra },
 });
 
-async function toolCall(parameters: Record<string, unknown>, credentials: TestCredentials, item: Record<string, unknown> = {}) {
+async function toolCall(parameters: IDataObject, credentials: TestCredentials, item: IDataObject = {}) {
 	const [out] = await executeNode({ type: TOOL, parameters, credentials }, [item]);
 	expect(out).toHaveLength(1);
 	return out[0].json;

@@ -51,7 +51,7 @@ describe('a login failure that persists says what it was', () => {
 			'SVC Messaging login failed (HTTP 503 SERVICE_UNAVAILABLE): the service was unavailable, so the email and password were not checked. Try again later.',
 		);
 		expect(error.message).not.toMatch(/check the email and password/);
-		expect(error.context?.errorCode).toBe('LOGIN_UNAVAILABLE');
+		expect((error as { context?: { errorCode?: unknown } }).context?.errorCode).toBe('LOGIN_UNAVAILABLE');
 		expect(logins()).toEqual(Array(LOGIN_RETRY.attempts).fill(503));
 		expect(requests(emu, 'GET', '/api/account/balance')).toHaveLength(0);
 	});
@@ -60,7 +60,7 @@ describe('a login failure that persists says what it was', () => {
 		emu.control.addFault({ ...LOGIN, kind: 'server-error', status: 500, count: 10 });
 		const error = await errorOf(balance());
 		expect(error.message).toMatch(/^SVC Messaging login failed \(HTTP 500 INTERNAL_ERROR\): the service was unavailable/);
-		expect(error.context?.errorCode).toBe('LOGIN_UNAVAILABLE');
+		expect((error as { context?: { errorCode?: unknown } }).context?.errorCode).toBe('LOGIN_UNAVAILABLE');
 		expect(logins()).toEqual([500, 500, 500]);
 	});
 
@@ -70,7 +70,7 @@ describe('a login failure that persists says what it was', () => {
 		expect(error.message).toBe(
 			'SVC Messaging login failed (HTTP 429 RATE_LIMIT_EXCEEDED): the service rate limited the login, so the email and password were not checked. Try again later.',
 		);
-		expect(error.context?.errorCode).toBe('LOGIN_RATE_LIMITED');
+		expect((error as { context?: { errorCode?: unknown } }).context?.errorCode).toBe('LOGIN_RATE_LIMITED');
 		expect(logins()).toEqual([429, 429, 429]);
 	});
 
@@ -79,13 +79,13 @@ describe('a login failure that persists says what it was', () => {
 		const started = Date.now();
 		const error = await errorOf(balance());
 		expect(Date.now() - started).toBeLessThan(5000);
-		expect(error.context?.errorCode).toBe('LOGIN_RATE_LIMITED');
+		expect((error as { context?: { errorCode?: unknown } }).context?.errorCode).toBe('LOGIN_RATE_LIMITED');
 		expect(logins()).toEqual([429]);
 	});
 
 	it('a wrong password is still tried once, LOGIN_FAILED', async () => {
 		const error = await errorOf(run(emu.url, { resource: 'account', operation: 'getBalance' }, [{}], { login: { email: SEED_LOGINS.demo.email, password: 'wrong' } }));
-		expect(error.context?.errorCode).toBe('LOGIN_FAILED');
+		expect((error as { context?: { errorCode?: unknown } }).context?.errorCode).toBe('LOGIN_FAILED');
 		expect(logins()).toEqual([401]);
 	});
 });
