@@ -217,6 +217,8 @@ describe('SVC Messaging Tool: refusals are the tool’s result', () => {
 			{
 				success: false,
 				errorCode: 'INVALID_INPUT',
+				category: 'INVALID_INPUT',
+				retryable: false,
 				errorMessage: expect.stringMatching(/^"Phone Number" must be in E\.164 format/),
 				field: 'phone',
 				fix: expect.stringMatching(/Call the tool again with a corrected "phone"\. Nothing was sent\./),

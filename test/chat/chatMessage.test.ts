@@ -406,8 +406,14 @@ describe('Verify Media Link (HEAD request through n8n)', () => {
 	});
 	beforeEach(() => host.heads.splice(0));
 
+	// The test host listens on 127.0.0.1: "Allow Private Media Hosts" lets the check reach it.
 	const verify = (messageType: string, path: string) =>
-		chatSend(emu.url, { phoneNumber: OPTED_IN, messageType, mediaLink: `${host.url}${path}`, options: { verifyMediaLink: true } });
+		chatSend(emu.url, {
+			phoneNumber: OPTED_IN,
+			messageType,
+			mediaLink: `${host.url}${path}`,
+			options: { verifyMediaLink: true, allowPrivateMediaHosts: true },
+		});
 
 	it('sends when the link answers with an allowed type and size', async () => {
 		const [[image]] = await verify('image', '/ok.png');

@@ -82,6 +82,8 @@ describe('Send Bulk: a failed execution retried', () => {
 		const unknown = out.filter((i) => i.json.accepted === false);
 		expect(unknown).toHaveLength(100);
 		for (const item of unknown) expect(String(item.json.errorMessage)).toMatch(/earlier try may already have sent/);
+		// Labelled by what happened (issue 22, item 14), not VALIDATION_ERROR.
+		for (const item of unknown) expect(item.json.errorCode).toBe('UNKNOWN_OUTCOME');
 		out.forEach((item, i) => expect(item.pairedItem).toEqual({ item: i }));
 		expect(smsNumbers()).toHaveLength(150);
 
@@ -147,6 +149,7 @@ describe('SMS → Send: a failed execution retried', () => {
 		expect(retry.output!.filter((i) => i.json.alreadySent === true)).toHaveLength(5);
 		const [unknown] = retry.output!.filter((i) => i.json.accepted === false);
 		expect(String(unknown.json.errorMessage)).toMatch(/earlier try may already have sent this message/);
+		expect(unknown.json.errorCode).toBe('UNKNOWN_OUTCOME');
 		expect(smsNumbers()).toHaveLength(6);
 
 		// The user asked for it: the one of unknown fate goes again (the service then has it twice).

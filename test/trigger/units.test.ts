@@ -1,27 +1,47 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 
 import { SvcMessagingTrigger } from '../../nodes/SvcMessaging/SvcMessagingTrigger.node';
-import { hasSeen, LEDGER_SIZE, remember } from '../../nodes/SvcMessaging/trigger/ledger';
+import { hasSeen, LEDGER_CAPACITY, remember, reportKey } from '../../nodes/SvcMessaging/trigger/ledger';
+import type { DeliveryReport } from '../../nodes/SvcMessaging/trigger/payload';
+import { TRIGGER_LIMITS } from '../../nodes/SvcMessaging/transport/service';
 import { hasValidSignature, signBody } from '../../nodes/SvcMessaging/trigger/signature';
 import { sign as emulatorSign } from '../emulator/webhooks';
 
+const report = (messageId: string, event = 'message.delivered') =>
+	({ event, timestamp: new Date().toISOString(), data: { messageId, phoneNumber: '+254712345678', status: 'DELIVERED' } }) as DeliveryReport;
+
 describe('duplicate ledger', () => {
-	it(`keeps the last ${LEDGER_SIZE} keys, oldest out first`, () => {
+	it(`keeps the last ${LEDGER_CAPACITY} digests (within ${TRIGGER_LIMITS.ledgerMaxBytes} bytes), oldest out first`, () => {
 		const staticData: IDataObject = {};
-		for (let i = 0; i <= LEDGER_SIZE; i++) remember(staticData, `msg_${i}|message.delivered`);
+		for (let i = 0; i <= LEDGER_CAPACITY; i++) remember(staticData, report(`msg_${i}`));
 		const keys = staticData.deliveryReportKeys as string[];
-		expect(keys).toHaveLength(LEDGER_SIZE);
-		expect(hasSeen(staticData, 'msg_0|message.delivered')).toBe(false);
-		expect(hasSeen(staticData, 'msg_1|message.delivered')).toBe(true);
-		expect(keys[keys.length - 1]).toBe(`msg_${LEDGER_SIZE}|message.delivered`);
+		expect(keys).toHaveLength(LEDGER_CAPACITY);
+		expect(JSON.stringify(keys).length).toBeLessThanOrEqual(TRIGGER_LIMITS.ledgerMaxBytes);
+		expect(hasSeen(staticData, report('msg_0'))).toBe(false);
+		expect(hasSeen(staticData, report('msg_1'))).toBe(true);
+		expect(keys[keys.length - 1]).toBe(reportKey(report(`msg_${LEDGER_CAPACITY}`)));
 	});
 
-	it('stores each key once and tolerates foreign static data', () => {
+	it('stores each key once, as a digest, and tolerates foreign static data', () => {
 		const staticData: IDataObject = { deliveryReportKeys: 'corrupted' };
-		expect(hasSeen(staticData, 'a|message.sent')).toBe(false);
-		remember(staticData, 'a|message.sent');
-		remember(staticData, 'a|message.sent');
-		expect(staticData.deliveryReportKeys).toEqual(['a|message.sent']);
+		expect(hasSeen(staticData, report('a', 'message.sent'))).toBe(false);
+		remember(staticData, report('a', 'message.sent'));
+		remember(staticData, report('a', 'message.sent'));
+		expect(staticData.deliveryReportKeys).toEqual([reportKey(report('a', 'message.sent'))]);
+		expect(reportKey(report('a', 'message.sent'))).toMatch(/^[0-9a-f]{32}$/);
+	});
+
+	it('still knows the plain keys of earlier versions', () => {
+		const staticData: IDataObject = { deliveryReportKeys: ['old_1|message.delivered'] };
+		expect(hasSeen(staticData, report('old_1'))).toBe(true);
+	});
+
+	it('takes the same bytes for a long message ID as for a short one', () => {
+		const short: IDataObject = {};
+		const long: IDataObject = {};
+		remember(short, report('m'));
+		remember(long, report('m'.repeat(TRIGGER_LIMITS.maxMessageIdCharacters)));
+		expect(JSON.stringify(long).length).toBe(JSON.stringify(short).length);
 	});
 });
 

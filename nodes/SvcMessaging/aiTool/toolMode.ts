@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { INVALID_INPUT, mayHaveBeenProcessed, ownErrorCode, serviceErrorCode, withErrorCode } from '../transport/errors';
+import { errorCategory, errorCodeOf, INVALID_INPUT, mayHaveBeenProcessed, withErrorCode } from '../transport/errors';
 
 /**
  * Whether this run is a call of "SVC Messaging Tool" by an AI Agent, the Tool Executor or the MCP
@@ -86,11 +86,23 @@ interface ErrorLike {
 	context?: IDataObject;
 }
 
-/** The tool result of a refused call: what went wrong, which argument, how to fix it. */
+/** What a model should do about a refusal of each category it cannot fix by changing an argument. */
+const CATEGORY_ADVICE: Partial<Record<string, string>> = {
+	AUTH_FAILED: 'Nothing was sent. The credential in n8n is refused: do not call the tool again; tell the user to fix the credential.',
+	RATE_LIMITED: 'Nothing was sent. The service is rate limiting: calling the tool again later may work.',
+	SERVICE_UNAVAILABLE: 'Nothing was sent. The service is unavailable right now: calling the tool again later may work.',
+	REDIS_UNAVAILABLE: "Nothing was sent. n8n's Redis (the shared rate limit) cannot be reached: calling the tool again later may work; tell the user if it persists.",
+	INSUFFICIENT_CREDITS: 'Do not call the tool again until the account has been topped up; tell the user.',
+};
+
+/**
+ * The tool result of a refused call: what went wrong (`errorCode`, and its `category` with whether
+ * `retryable` — from codes set where the errors are made), which argument, how to fix it.
+ */
 export function toolRefusal(ctx: IExecuteFunctions, properties: INodeProperties[], error: unknown): IDataObject {
 	const e = (error ?? {}) as ErrorLike;
-	const serviceCode = serviceErrorCode(error);
-	const errorCode = (e.context?.errorCode as string | undefined) ?? serviceCode ?? INVALID_INPUT;
+	const errorCode = errorCodeOf(error) ?? 'UNEXPECTED_ERROR';
+	const { category, retryable } = errorCategory(error);
 	// One tool call is one input item: "Item 0:" means nothing to a model.
 	const errorMessage = String(e.message ?? error ?? 'Unknown error').replace(/^Item \d+: /, '');
 	const parameters = ctx.getNode().parameters;
@@ -108,14 +120,18 @@ export function toolRefusal(ctx: IExecuteFunctions, properties: INodeProperties[
 	} else if (argument) {
 		fix.push(`"${label}" is set in the n8n workflow, not by a tool argument: tell the user it needs fixing there.`);
 	}
-	if (mayHaveBeenProcessed(e)) {
+	if (mayHaveBeenProcessed(e) || category === 'UNKNOWN_OUTCOME') {
 		fix.push('Do not call the tool again for this message: it may have been sent. Look its status up first.');
-	} else if (ownErrorCode(error) === INVALID_INPUT) {
+	} else if (category === 'INVALID_INPUT' && errorCode === INVALID_INPUT) {
 		fix.push('Nothing was sent.');
+	} else if (CATEGORY_ADVICE[category]) {
+		fix.push(CATEGORY_ADVICE[category]!);
 	}
 	return {
 		success: false,
 		errorCode,
+		category,
+		retryable,
 		errorMessage,
 		...(argument ? { field: argument.fromAI ?? label } : {}),
 		fix: fix.join(' ') || 'Tell the user what went wrong.',

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { serviceErrorCode, wrapError } from '../transport/errors';
+import { errorCodeOf, INVALID_INPUT, SEVERAL_ERRORS, withErrorCode, wrapError } from '../transport/errors';
 
 export interface ItemFailure {
 	itemIndex: number;
@@ -23,13 +23,13 @@ export function finishSend(
 	const first = failures[0].error;
 	// One failure, or one call's failure shared by all its recipients: the service's own error says it best.
 	if (acceptedCount === 0 && failures.every((f) => f.error === first)) throw first;
-	const items = failures.map((f) => f.itemIndex);
+	const items = [...new Set(failures.map((f) => f.itemIndex))];
 	const shown = items.slice(0, 20).join(', ') + (items.length > 20 ? ', …' : '');
 	const reasons = failures
 		.slice(0, 5)
 		.map((f) => `item ${f.itemIndex}: ${f.error.message}`)
 		.join('\n');
-	throw new NodeOperationError(
+	const summary = new NodeOperationError(
 		ctx.getNode(),
 		`${failures.length} ${noun}(s) were not accepted (items ${shown}); ${acceptedCount} were accepted`,
 		{
@@ -39,6 +39,10 @@ export function finishSend(
 				'Turn on "Continue On Fail" (or route errors to the error output) to get one output item per recipient instead.',
 		},
 	);
+	// The summary's code is its items' code when they share one (e.g. INSUFFICIENT_CREDITS), so a
+	// caller deciding on it (an AI agent) sees what happened rather than a generic failure.
+	const codes = new Set(failures.map((f) => errorCodeOf(f.error) ?? INVALID_INPUT));
+	throw withErrorCode(summary, codes.size === 1 ? [...codes][0] : SEVERAL_ERRORS);
 }
 
 export function failureOf(ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemFailure {
@@ -62,12 +66,14 @@ export function rejectedItem(
 	extra: IDataObject = {},
 	toErrorOutput = false,
 ): INodeExecutionData {
-	const code = serviceErrorCode(error);
+	// The service's code, else this package's own (UNKNOWN_OUTCOME, REDIS_UNAVAILABLE, LOGIN_…);
+	// input refused by the rules keeps its established label VALIDATION_ERROR.
+	const code = errorCodeOf(error);
 	return {
 		json: {
 			accepted: false,
 			...extra,
-			errorCode: code ?? 'VALIDATION_ERROR',
+			errorCode: code === undefined || code === INVALID_INPUT ? 'VALIDATION_ERROR' : code,
 			errorMessage: error.message,
 			...(error.description ? { errorDescription: error.description } : {}),
 		},

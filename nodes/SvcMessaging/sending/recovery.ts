@@ -2,6 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { getServiceCredentials } from '../transport/credentials';
+import { REDIS_UNAVAILABLE, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
 import { RedisUnavailable } from '../transport/redis';
 import { openSendLedger, type LedgerEntry, type SendLedger } from './ledger';
 import type { ItemFailure } from './outcomes';
@@ -18,7 +19,7 @@ export async function openLedger(ctx: IExecuteFunctions): Promise<SendLedger> {
 		// (a NodeOperationError, e.g. no credential, is thrown as it is: its constructor returns it)
 		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(ctx.getNode(), error as Error);
 		if (ctx.continueOnFail()) return await openSendLedger(ctx);
-		throw new NodeOperationError(ctx.getNode(), error.message, { description: error.description });
+		throw withErrorCode(new NodeOperationError(ctx.getNode(), error.message, { description: error.description }), REDIS_UNAVAILABLE);
 	}
 }
 
@@ -29,10 +30,11 @@ export function unknownOutcome(failure: ItemFailure): LedgerEntry {
 
 /** A message an earlier try may have sent: reported, not sent again (unless the user asks). */
 export function unknownOutcomeError(ctx: IExecuteFunctions, earlier: LedgerEntry & { outcome: 'unknown' }, itemIndex: number) {
-	return new NodeOperationError(ctx.getNode(), `An earlier try may already have sent this message (${earlier.message})`, {
+	const error = new NodeOperationError(ctx.getNode(), `An earlier try may already have sent this message (${earlier.message})`, {
 		itemIndex,
 		description:
 			`${earlier.description ? `${earlier.description} ` : ''}It is not sent again, so that nobody gets it twice. ` +
 			'Check the message log in the dashboard; to send it anyway, turn on the option "Resend Messages With Unknown Outcome" and run the node again.',
 	});
+	return withErrorCode(error, UNKNOWN_OUTCOME);
 }

@@ -30,6 +30,8 @@ const HINTS: Record<string, string> = {
 	INVALID_CONTACT_GROUP: 'A contact group ID does not exist for this account.',
 };
 
+const NETWORK_ERROR = 'NETWORK_ERROR';
+
 export interface ServiceErrorBody {
 	code?: string;
 	message?: string;
@@ -81,7 +83,6 @@ export function transportError(
 	return error;
 }
 
-const NETWORK_ERROR = 'NETWORK_ERROR';
 
 /** Whether the service may have acted on the failed request (so it must not be sent again). */
 export function mayHaveBeenProcessed(error: { context?: { mayHaveBeenProcessed?: unknown } }): boolean {
@@ -112,11 +113,97 @@ export function withErrorCode<E extends { context: Record<string, unknown> }>(er
 /** The code the account credential puts on the error of a refused login (see request.ts). */
 export const LOGIN_FAILED = 'LOGIN_FAILED';
 
+/** The account login got a 5xx or no answer on every try: the service, not the password, failed. */
+export const LOGIN_UNAVAILABLE = 'LOGIN_UNAVAILABLE';
+
+/** The account login was rate limited (429) on every try. */
+export const LOGIN_RATE_LIMITED = 'LOGIN_RATE_LIMITED';
+
+/** The codes the account credential's login puts on its errors (`errorCode`). */
+export const LOGIN_CODES: readonly string[] = [LOGIN_FAILED, LOGIN_UNAVAILABLE, LOGIN_RATE_LIMITED];
+
+/** Redis (the shared rate limit or send ledger) could not be used; nothing was sent. */
+export const REDIS_UNAVAILABLE = 'REDIS_UNAVAILABLE';
+
+/** An earlier try may have sent the message: reported, not sent again. */
+export const UNKNOWN_OUTCOME = 'UNKNOWN_OUTCOME';
+
 /** Input refused by this package's own checks (rules/), before anything was sent. */
 export const INVALID_INPUT = 'INVALID_INPUT';
 
 /** This package's own account-balance check: the account has fewer credits than the estimate. */
 export const INSUFFICIENT_CREDITS = 'INSUFFICIENT_CREDITS';
+
+/** Several items failed with different codes (the summary error of a send). */
+export const SEVERAL_ERRORS = 'SEVERAL_ERRORS';
+
+/**
+ * What kind of failure a code is, for a caller (an AI agent) deciding whether to try again:
+ * `retryable` means the same call may succeed later without any change.
+ */
+export type ErrorCategory =
+	| 'INVALID_INPUT'
+	| 'NOT_ALLOWED'
+	| 'NOT_FOUND'
+	| 'AUTH_FAILED'
+	| 'RATE_LIMITED'
+	| 'SERVICE_UNAVAILABLE'
+	| 'INSUFFICIENT_CREDITS'
+	| 'REDIS_UNAVAILABLE'
+	| 'UNKNOWN_OUTCOME'
+	| 'LIMIT_REACHED'
+	| 'MIXED'
+	| 'UNEXPECTED';
+
+const CATEGORY_OF_CODE: Record<string, ErrorCategory> = {
+	[INVALID_INPUT]: 'INVALID_INPUT',
+	BAD_REQUEST: 'INVALID_INPUT',
+	PAYLOAD_TOO_LARGE: 'INVALID_INPUT',
+	INVALID_PHONE_NUMBER: 'INVALID_INPUT',
+	MESSAGE_TOO_LONG: 'INVALID_INPUT',
+	INVALID_SENDER_ID: 'INVALID_INPUT',
+	EMPTY_RECIPIENTS: 'INVALID_INPUT',
+	INVALID_MEDIA_URL: 'INVALID_INPUT',
+	INVALID_TEMPLATE: 'INVALID_INPUT',
+	INVALID_CONTACT_GROUP: 'INVALID_INPUT',
+	TEMPLATE_ALREADY_EXISTS: 'INVALID_INPUT',
+	INVALID_CAMPAIGN_STATUS: 'NOT_ALLOWED',
+	CHAT_OPT_IN_REQUIRED: 'NOT_ALLOWED',
+	CHAT_NUMBER_NOT_REGISTERED: 'NOT_ALLOWED',
+	NOT_FOUND: 'NOT_FOUND',
+	UNAUTHORIZED: 'AUTH_FAILED',
+	[LOGIN_FAILED]: 'AUTH_FAILED',
+	RATE_LIMIT_EXCEEDED: 'RATE_LIMITED',
+	[LOGIN_RATE_LIMITED]: 'RATE_LIMITED',
+	[LOGIN_UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
+	SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+	INTERNAL_ERROR: 'SERVICE_UNAVAILABLE',
+	[NETWORK_ERROR]: 'SERVICE_UNAVAILABLE',
+	[INSUFFICIENT_CREDITS]: 'INSUFFICIENT_CREDITS',
+	[REDIS_UNAVAILABLE]: 'REDIS_UNAVAILABLE',
+	[UNKNOWN_OUTCOME]: 'UNKNOWN_OUTCOME',
+	MESSAGE_CAP_REACHED: 'LIMIT_REACHED',
+	[SEVERAL_ERRORS]: 'MIXED',
+};
+
+const RETRYABLE = new Set<ErrorCategory>(['RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'REDIS_UNAVAILABLE']);
+
+/** The code of any error of this package: its own (`context.errorCode`), else the service's. */
+export function errorCodeOf(error: unknown): string | undefined {
+	return ownErrorCode(error) ?? serviceErrorCode(error);
+}
+
+/**
+ * The category of an error, from the codes set where it was made (never from its text). A request
+ * the service may have processed (a 5xx or lost answer to a POST) is UNKNOWN_OUTCOME whatever its
+ * code: calling again could send the message twice.
+ */
+export function errorCategory(error: unknown): { category: ErrorCategory; retryable: boolean } {
+	if (mayHaveBeenProcessed(error as { context?: { mayHaveBeenProcessed?: unknown } })) return { category: 'UNKNOWN_OUTCOME', retryable: false };
+	const code = errorCodeOf(error);
+	const category: ErrorCategory = code === undefined ? 'UNEXPECTED' : (CATEGORY_OF_CODE[code] ?? (/^HTTP_5\d\d$/.test(code) ? 'SERVICE_UNAVAILABLE' : /^HTTP_4\d\d$/.test(code) ? 'INVALID_INPUT' : 'UNEXPECTED'));
+	return { category, retryable: RETRYABLE.has(category) };
+}
 
 /** Any error of an item as the node error n8n shows, with the item's index. */
 export function wrapError(ctx: Pick<IExecuteFunctions, 'getNode'>, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {

@@ -8,7 +8,7 @@ import type {
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { API_KEY_HEADER, baseUrlOf, decryptedFor, getServiceCredentials, planLimits, CREDENTIAL_TYPES, type AuthKind, type SvcContext } from './credentials';
-import { LOGIN_FAILED, serviceError, transportError } from './errors';
+import { LOGIN_CODES, LOGIN_FAILED, LOGIN_RATE_LIMITED, REDIS_UNAVAILABLE, serviceError, transportError, withErrorCode } from './errors';
 import { laneOf, limiterFor, type KeyLimiter } from './limiter';
 import { RedisUnavailable, sharedLimitOf } from './redis';
 
@@ -39,14 +39,20 @@ function backoffMs(attempt: number): number {
 }
 
 /**
- * The account credential's preAuthentication marks a refused login with the code LOGIN_FAILED
+ * The account credential's preAuthentication marks a failed login with a LOGIN_* code
  * (`errorCode`); n8n wraps that error in a NodeApiError and keeps the code as its httpCode.
  */
-function loginFailureOf(error: unknown): string | undefined {
+function loginFailureOf(error: unknown): { code: string; message: string } | undefined {
 	const e = error as { httpCode?: unknown; errorCode?: unknown; message?: unknown };
 	const code = e?.httpCode ?? e?.errorCode;
-	return code === LOGIN_FAILED && typeof e.message === 'string' ? e.message : undefined;
+	return typeof code === 'string' && LOGIN_CODES.includes(code) && typeof e.message === 'string' ? { code, message: e.message } : undefined;
 }
+
+const LOGIN_HINTS: Record<string, string> = {
+	[LOGIN_FAILED]: 'Open the SVC Messaging Account API credential and check the email and password (the dashboard login).',
+	[LOGIN_RATE_LIMITED]: 'The login was tried again after the wait the service asked for, and was still rate limited. Nothing was sent; run the node again later.',
+};
+const LOGIN_UNAVAILABLE_HINT = 'The login was tried again and the service still did not answer it. Nothing was sent; run the node again later.';
 
 function networkCodeOf(error: unknown): string {
 	const candidates = [
@@ -61,7 +67,7 @@ function networkCodeOf(error: unknown): string {
 }
 
 function sharedLimitError(ctx: SvcContext, error: RedisUnavailable, itemIndex?: number): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), error.message, { itemIndex, description: error.description });
+	return withErrorCode(new NodeOperationError(ctx.getNode(), error.message, { itemIndex, description: error.description }), REDIS_UNAVAILABLE);
 }
 
 /** The key's limiter: in this process, or shared through Redis when the credential says so. */
@@ -140,11 +146,12 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 			}
 			const loginFailure = loginFailureOf(error);
 			if (loginFailure) {
-				// A rejected email/password is final: repeating it would only risk locking the account.
-				throw new NodeOperationError(this.getNode(), loginFailure, {
+				// The credential already retried what a retry can fix (5xx, 429, no answer): this is final.
+				const failure = new NodeOperationError(this.getNode(), loginFailure.message, {
 					itemIndex: request.itemIndex,
-					description: 'Open the SVC Messaging Account API credential and check the email and password (the dashboard login).',
+					description: LOGIN_HINTS[loginFailure.code] ?? LOGIN_UNAVAILABLE_HINT,
 				});
+				throw withErrorCode(failure, loginFailure.code);
 			}
 			const code = networkCodeOf(error);
 			const notSent = NOT_SENT_CODES.has(code);

@@ -80,3 +80,40 @@ export const DELIVERY_WAIT = {
 	/** header of the node's own call to the resume URL at the timeout: HMAC of the wait, keyed with the API key */
 	deadlineHeader: 'x-svc-wait-deadline',
 } as const;
+
+/**
+ * The delivery-report trigger's bounds (not shown in the spec). A message ID longer than
+ * `maxMessageIdCharacters` is refused (400); the duplicate ledger in the workflow's static data holds
+ * at most `ledgerMaxBytes` of key digests (oldest dropped first); a report whose timestamp is older
+ * than `maxReportAgeMs` (well past the service's last retry at about 2 h 42 min) starts nothing;
+ * "Include Raw Payload" keeps the body only up to `rawPayloadMaxDepth` levels of nesting and
+ * `rawPayloadMaxBytes` of JSON, else `raw` is replaced by a marker.
+ */
+export const TRIGGER_LIMITS = {
+	maxMessageIdCharacters: 128,
+	ledgerMaxBytes: 72 * 1024,
+	maxReportAgeMs: 6 * 3600 * 1000,
+	rawPayloadMaxDepth: 32,
+	rawPayloadMaxBytes: 16 * 1024,
+} as const;
+
+/**
+ * "Verify Media Link" (not in the spec): the HEAD request's time limit, and how many redirects it
+ * follows, each target checked like the link itself (public host, HTTPS) before it is requested.
+ */
+export const MEDIA_CHECK = {
+	headTimeoutMs: 15_000,
+	maxRedirects: 3,
+} as const;
+
+/**
+ * The account login (credentials/SvcMessagingAccountApi preAuthentication), not shown in the spec:
+ * a 5xx, a 429 or no answer is tried again, `attempts` in all, after `backoffMs` (or the 429's
+ * Retry-After, when it is no longer than `maxRetryAfterMs`); a login sends no message, so repeating
+ * it is safe. Any other refusal (wrong email or password) is final after one try.
+ */
+export const LOGIN_RETRY = {
+	attempts: 3,
+	backoffMs: [1000, 2000],
+	maxRetryAfterMs: 30_000,
+} as const;

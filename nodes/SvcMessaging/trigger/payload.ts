@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { TRIGGER_LIMITS } from '../transport/service';
 import { DELIVERY_EVENTS, isDeliveryEvent } from './events';
 
 /**
@@ -8,13 +9,14 @@ import { DELIVERY_EVENTS, isDeliveryEvent } from './events';
  * deliveredAt, creditsUsed } }`, plus `data.reason { code, message }` for `message.failed`.
  * messageId, phoneNumber and status identify the report and are required; the other data fields
  * are not always meaningful (no batch for a single send, no deliveredAt before delivery) and may be
- * absent or null.
+ * absent or null. A message ID longer than TRIGGER_LIMITS.maxMessageIdCharacters is refused: the
+ * service's IDs are short, and each one is kept by the duplicate ledger.
  */
 const isoDateTime = z.string().datetime({ offset: true });
 const optionalText = z.string().nullish();
 
 const reportData = z.object({
-	messageId: z.string().min(1),
+	messageId: z.string().min(1).max(TRIGGER_LIMITS.maxMessageIdCharacters),
 	batchId: optionalText,
 	phoneNumber: z.string().min(1),
 	status: z.string().min(1),

@@ -3,8 +3,8 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { SERVICE } from '../transport/service';
 import type { DeliveryEvent } from './events';
 import { sharedLimitOf } from '../transport/redis';
-import { claimReport, hasSeen, remember, reportKey } from './ledger';
-import { flattenReport } from './output';
+import { claimReport, hasSeen, isStale, remember } from './ledger';
+import { boundedRawPayload, flattenReport } from './output';
 import { parseDeliveryReport } from './payload';
 import type { TriggerOptions } from './properties';
 import { DEFAULT_MAX_BODY_KB } from './properties';
@@ -48,8 +48,8 @@ function acknowledge(ignored: string): IWebhookResponseData {
 }
 
 /**
- * Handles one delivery-report call: size, signature, JSON, schema, event filter, duplicates, in
- * that order. Only a new report of a selected event starts an execution; the service gets a 200
+ * Handles one delivery-report call: size, signature, JSON, schema, event filter, replay window and
+ * duplicates, in that order. Only a new report of a selected event starts an execution; the service gets a 200
  * for everything it should not send again and a 400/401 for what it must not.
  */
 export async function handleDeliveryReport(this: IWebhookFunctions): Promise<IWebhookResponseData> {
@@ -82,6 +82,8 @@ export async function handleDeliveryReport(this: IWebhookFunctions): Promise<IWe
 	if (!events.includes(report.event)) return acknowledge('event not selected');
 
 	if (options.ignoreDuplicates !== false) {
+		// Past the replay window a report is acknowledged and starts nothing, whatever the ledger holds.
+		if (isStale(report, Date.now())) return acknowledge('older than the replay window');
 		const shared = credentials ? sharedLimitOf(credentials) : undefined;
 		if (shared) {
 			// One execution across every process that may receive it (queue mode: webhook processes).
@@ -90,13 +92,12 @@ export async function handleDeliveryReport(this: IWebhookFunctions): Promise<IWe
 			if (!claimed) return acknowledge('duplicate');
 		} else {
 			const ledger = this.getWorkflowStaticData('node');
-			const key = reportKey(report);
-			if (hasSeen(ledger, key)) return acknowledge('duplicate');
-			remember(ledger, key);
+			if (hasSeen(ledger, report)) return acknowledge('duplicate');
+			remember(ledger, report);
 		}
 	}
 
-	const item = flattenReport(report, options.includeRawPayload ? (parsed.raw as IDataObject) : undefined);
+	const item = flattenReport(report, options.includeRawPayload ? boundedRawPayload(parsed.raw, rawBody.length) : undefined);
 	return {
 		webhookResponse: { received: true },
 		workflowData: [this.helpers.returnJsonArray([item])],

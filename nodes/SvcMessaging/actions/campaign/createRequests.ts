@@ -4,7 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { createCampaign as postCampaign, deleteCampaign, updateCampaign } from '../../api/campaigns';
 import { messageIdentities } from '../../sending/ledger';
 import { sendOnce, type UnitOutcome } from '../../sending/round';
-import { wrapError } from '../../transport/errors';
+import { UNKNOWN_OUTCOME, withErrorCode, wrapError } from '../../transport/errors';
 import { checkCampaignBalance, messagePreview } from './campaignCredits';
 import type { PreparedCampaign } from './createBody';
 
@@ -70,7 +70,10 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 			resendUnknown: false,
 			repeatedAsIs: true,
 			refuseUnknown: (earlier, unit) =>
-				new NodeOperationError(ctx.getNode(), earlier.message, { itemIndex: unit.itemIndex, description: earlier.description }),
+				withErrorCode(
+					new NodeOperationError(ctx.getNode(), earlier.message, { itemIndex: unit.itemIndex, description: earlier.description }),
+					UNKNOWN_OUTCOME,
+				),
 			post: async (pending, settle) => {
 				for (const unit of pending) {
 					const { itemIndex: i, prepared: p } = unit;

@@ -27,10 +27,11 @@ export function newSendCache(): SendCache {
 }
 
 /** The image, document or video object of item `i`: link, caption and (documents) file name, checked. */
-async function mediaMessage(ctx: IExecuteFunctions, cache: SendCache, i: number, kind: MediaKind, verify: boolean): Promise<IDataObject> {
+async function mediaMessage(ctx: IExecuteFunctions, cache: SendCache, i: number, kind: MediaKind, options: IDataObject): Promise<IDataObject> {
 	const node = ctx.getNode();
 	const rawLink = checkField(node, textField({ required: false }), ctx.getNodeParameter('mediaLink', i, '') ?? '', i, 'Media Link');
-	const link = await checkMediaLink(ctx, cache.verified, i, 'Media Link', rawLink, kind, verify);
+	const verify = options.verifyMediaLink === true;
+	const link = await checkMediaLink(ctx, cache.verified, i, 'Media Link', rawLink, kind, verify, options.allowPrivateMediaHosts === true);
 	const media: IDataObject = { link };
 	const caption = checkField(node, CAPTION, ctx.getNodeParameter('caption', i, '') ?? '', i, 'Caption');
 	if (caption !== '') media.caption = caption;
@@ -48,14 +49,13 @@ export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCach
 	const phoneNumber = checkPhone(node, i, ctx.getNodeParameter('phoneNumber', i), options, 'format');
 	const type = checkField(node, MESSAGE_TYPE, ctx.getNodeParameter('messageType', i), i, 'Message Type');
 	const recipientType = checkField(node, RECIPIENT_TYPE, ctx.getNodeParameter('recipientType', i, 'individual'), i, 'Recipient Type');
-	const verify = options.verifyMediaLink === true;
 	const body: IDataObject = { phoneNumber, type, recipientType };
 
 	if (type === 'text') {
 		body.text = { body: checkField(node, TEXT, ctx.getNodeParameter('text', i, ''), i, 'Text') };
 	} else if ((MEDIA_TYPES as string[]).includes(type)) {
 		const kind = type as MediaKind;
-		body[kind] = await mediaMessage(ctx, cache, i, kind, verify);
+		body[kind] = await mediaMessage(ctx, cache, i, kind, options);
 	} else {
 		body.template = await templateMessage(ctx, cache.templates, i);
 	}

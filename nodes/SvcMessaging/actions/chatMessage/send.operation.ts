@@ -126,6 +126,14 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
+			{
+				displayName: 'Allow Private Media Hosts',
+				name: 'allowPrivateMediaHosts',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to allow media links to private, loopback and link-local hosts (e.g. 10.0.0.5, 127.0.0.1, localhost, 169.254.169.254). Off, such links are refused before anything is requested or sent, and "Verify Media Link" also refuses a host name that resolves to one.',
+			},
 			defaultCountryOption,
 			{
 				...numberCheckOption,

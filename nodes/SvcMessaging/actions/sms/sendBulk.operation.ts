@@ -6,7 +6,7 @@ import { messageIdentities } from '../../sending/ledger';
 import { finishSend, outputFailure, type ItemFailure } from '../../sending/outcomes';
 import { sendOnce } from '../../sending/round';
 import { getServiceCredentials, planLimits } from '../../transport/credentials';
-import { serviceErrorCode } from '../../transport/errors';
+import { errorCodeOf } from '../../transport/errors';
 import { inWindow, requestWindow } from '../../transport/requestWindow';
 import {
 	checkBalanceField,
@@ -175,7 +175,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<Slot[] | Ite
 				failures.push(outcome.failure);
 				return outputFailure(this, outcome.failure, {
 					phoneNumber: recipient.phoneNumber,
-					errorCode: serviceErrorCode(outcome.failure.error) ?? 'REJECTED',
+					errorCode: errorCodeOf(outcome.failure.error) ?? 'REJECTED',
 				});
 			});
 			return finishSend(this, output, failures, accepted, 'recipient');
