@@ -23,17 +23,17 @@ export async function redisLedgerStore(config: SharedLimitConfig): Promise<Redis
 	const finishedKey = (digest: string) => `${config.keyPrefix}:finished:${digest}`;
 
 	const tried = async <T>(call: () => Promise<T>): Promise<T> => {
-		for (let attempt = 0; ; attempt++) {
+		let lastError: unknown;
+		for (const delay of [...SEND_LEDGER.redisRetryDelaysMs, undefined]) {
 			try {
 				return await call();
 			} catch (error) {
-				const delay = SEND_LEDGER.redisRetryDelaysMs[attempt];
-				if (delay === undefined) {
-					throw new RedisUnavailable(`Lost the connection to Redis at ${redisAddress(config)}, which holds the send ledger`, error);
-				}
-				await sleep(delay);
+				lastError = error;
 			}
+			if (delay !== undefined) await sleep(delay);
 		}
+		// RedisUnavailable goes on to sending/round.ts, which makes each unsent item's NodeOperationError of it.
+		throw new RedisUnavailable(`Lost the connection to Redis at ${redisAddress(config)}, which holds the send ledger`, lastError);
 	};
 	/** A pipeline answers each command's error in its results instead of rejecting. */
 	const exec = async (commands: (pipeline: ReturnType<typeof client.pipeline>) => void) => {
