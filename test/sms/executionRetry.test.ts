@@ -138,16 +138,12 @@ describe('Send Bulk: a failed execution retried', () => {
 describe('SMS → Send: a failed execution retried', () => {
 	it('n8n does not tell a node which execution it retries: a match from another failed execution names that execution and its time', async () => {
 		const [one, two] = phones(55_000_000, 2);
-		// Execution X: the first message is accepted, the second answers 500 (X fails).
-		emu.control.addFault({ kind: 'slow', delayMs: 1, pathPrefix: '/api/sms/send-api' });
-		emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/sms/send-api' });
-		const x = await attempt({ parameters: sendParameters(), credentials: free(), executionId: `cross-${run}-x` }, [one, two]);
-		expect(x.error).toBeDefined();
-		// Execution Y, a new run of the same workflow, sends the first message again (never held back) and fails too.
-		emu.control.addFault({ kind: 'slow', delayMs: 1, pathPrefix: '/api/sms/send-api' });
-		emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/sms/send-api' });
-		const y = await attempt({ parameters: sendParameters(), credentials: free(), executionId: `cross-${run}-y` }, [one, two]);
-		expect(y.error).toBeDefined();
+		// Executions X, then Y (a new run, never held back): the first message is accepted, the second answers 500.
+		for (const execution of ['x', 'y']) {
+			emu.control.addFault({ kind: 'slow', delayMs: 1, pathPrefix: '/api/sms/send-api' });
+			emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/sms/send-api' });
+			expect((await attempt({ parameters: sendParameters(), credentials: free(), executionId: `cross-${run}-${execution}` }, [one, two])).error).toBeDefined();
+		}
 		expect(countOf(smsNumbers()).get(one.phone)).toBe(2);
 
 		// Retry of X: the match is Y's entry (the latest of the same message); the output says so.
