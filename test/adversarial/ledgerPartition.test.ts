@@ -6,6 +6,7 @@
  * gets a message twice, and every item ends accepted, refused as of unknown outcome, or failed unsent
  * with the Redis error. The same with a slow Redis (every chunk held back): no hang, nothing twice.
  */
+import Redis from 'ioredis';
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
@@ -170,3 +171,28 @@ it('a slow Redis (200 ms per chunk): the run and its Retry finish, 0 sent twice,
 	expect(lostItems).toBe(0);
 	recordCase(`Redis slow (200 ms per chunk): a failed run and its Retry in ${Math.round(seconds)} s`, { sentTwice: twice, lost: lostItems, forgedAccepted: 0 });
 }, 120_000);
+
+it('the "under way" write refused by Redis: nothing is posted, every item fails unsent with the Redis error', async () => {
+	await freshWorker();
+	// A Redis user that may use the shared limit but not write the send ledger's entries.
+	const admin = new Redis({ host: '127.0.0.1', port: redis.port, password: REDIS_PASSWORD });
+	await admin.call('ACL', 'SETUSER', 'no-ledger', 'on', '>no-ledger-pw-0001', '~b_*', '~svc-messaging-partition:pause:*', '+@all');
+	admin.disconnect();
+	const before = emu.control.messages().length;
+	const items = phones(63_000_000, 5);
+	const limited = { svcMessagingApi: { ...credentials().svcMessagingApi, redisUser: 'no-ledger', redisPassword: 'no-ledger-pw-0001' } };
+	const [out] = await executeNode({ ...setup('refused-a'), credentials: limited }, items);
+
+	expect(emu.control.messages().length - before).toBe(0);
+	expect(out).toHaveLength(5);
+	for (const item of out) {
+		expect(item.json.accepted).toBe(false);
+		expect(String(item.json.errorMessage)).toMatch(/Lost the connection to Redis at 127\.0\.0\.1:\d+ .*, which holds the send ledger/);
+		expect(String(item.json.errorDescription)).toMatch(/Nothing was sent for this item/);
+	}
+	const twice = sentTwice();
+	expect(twice).toBe(0);
+	const lostItems = lost(items, out);
+	expect(lostItems).toBe(0);
+	recordCase('Redis refuses the send ledger\'s "under way" write: nothing posted, every item fails unsent', { sentTwice: twice, lost: lostItems, forgedAccepted: 0 });
+}, 60_000);
