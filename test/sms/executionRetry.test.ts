@@ -79,6 +79,10 @@ describe('Send Bulk: a failed execution retried', () => {
 		const out = shown.output!;
 		expect(out).toHaveLength(250);
 		expect(out.filter((i) => i.json.alreadySent === true && typeof i.json.messageId === 'string')).toHaveLength(150);
+		// Each says which execution sent it, and when.
+		for (const item of out.filter((i) => i.json.alreadySent === true)) {
+			expect(item.json.sentIn).toEqual({ executionId: `bulk-${run}-a`, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) });
+		}
 		const unknown = out.filter((i) => i.json.accepted === false);
 		expect(unknown).toHaveLength(100);
 		for (const item of unknown) expect(String(item.json.errorMessage)).toMatch(/earlier try may already have sent/);
@@ -134,6 +138,32 @@ describe('Send Bulk: a failed execution retried', () => {
 });
 
 describe('SMS → Send: a failed execution retried', () => {
+	it('n8n does not tell a node which execution it retries: a match from another failed execution names that execution and its time', async () => {
+		const [one, two] = phones(55_000_000, 2);
+		// Executions X, then Y (a new run, never held back): the first message is accepted, the second answers 500.
+		for (const execution of ['x', 'y']) {
+			emu.control.addFault({ kind: 'slow', delayMs: 1, pathPrefix: '/api/sms/send-api' });
+			emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/sms/send-api' });
+			expect((await attempt({ parameters: sendParameters(), credentials: free(), executionId: `cross-${run}-${execution}` }, [one, two])).error).toBeDefined();
+		}
+		expect(countOf(smsNumbers()).get(one.phone)).toBe(2);
+
+		// Retry of X: the match is Y's entry (the latest of the same message); the output says so.
+		const started = Date.now();
+		const retry = await attempt(
+			{ parameters: sendParameters(), credentials: free(), executionId: `cross-${run}-r`, mode: 'retry', settings: { onError: 'continueRegularOutput' } },
+			[one, two],
+		);
+		const [first, second] = retry.output!;
+		expect(first.json).toMatchObject({ accepted: true, alreadySent: true, sentIn: { executionId: `cross-${run}-y` } });
+		const at = Date.parse(String((first.json.sentIn as { at: string }).at));
+		expect(at).toBeLessThanOrEqual(started);
+		expect(started - at).toBeLessThan(30_000);
+		expect(String(second.json.errorDescription)).toMatch(new RegExp(`The earlier try: execution cross-${run}-y at \\d{4}-`));
+		expect(countOf(smsNumbers()).get(one.phone)).toBe(2);
+		expect(countOf(smsNumbers()).get(two.phone)).toBeUndefined();
+	});
+
 	it('a dropped connection after the service accepted: reported on retry, resent only with the option', async () => {
 		const items = phones(50_000_000, 6);
 		emu.control.addFault({ kind: 'drop-after-processing', pathPrefix: '/api/sms/send-api' });

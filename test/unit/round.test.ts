@@ -2,6 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
+import { heldSize } from '../../nodes/SvcMessaging/sending/ledgerMemory';
 import { failureOf } from '../../nodes/SvcMessaging/sending/outcomes';
 import { sendOnce, type SendUnit, type UnitOutcome } from '../../nodes/SvcMessaging/sending/round';
 import { API_KEY, fakeContext } from './fakeContext';
@@ -57,10 +58,14 @@ describe('sending/round.ts: the send-once round with the in-process ledger', () 
 		const retryPost = poster();
 		const outcomes = await sendOnce(retry.ctx, units('a', 'b', 'c'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => retryPost.post(retry.ctx, p, s) }, (o) => o);
 		expect(retryPost.posted).toEqual([]);
-		expect(outcomes[0]).toEqual({ ok: true, json: { accepted: true, id: 'a', alreadySent: true } });
+		// Which execution the match came from, and when (n8n does not tell a node which execution it retries).
+		const sentIn = { executionId: 'e1', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) };
+		expect(outcomes[0]).toEqual({ ok: true, json: { accepted: true, id: 'a', alreadySent: true, sentIn } });
 		expect(outcomes[1]).toMatchObject({ ok: false });
-		expect((outcomes[1] as { failure: { error: Error } }).failure.error.message).toMatch(/^An earlier try may already have sent this message/);
-		expect(outcomes[2]).toEqual({ ok: true, json: { accepted: true, id: 'c', alreadySent: true } });
+		const refused = (outcomes[1] as { failure: { error: Error & { description?: string } } }).failure.error;
+		expect(refused.message).toMatch(/^An earlier try may already have sent this message/);
+		expect(refused.description).toMatch(/The earlier try: execution e1 at \d{4}-/);
+		expect(outcomes[2]).toEqual({ ok: true, json: { accepted: true, id: 'c', alreadySent: true, sentIn } });
 	});
 
 	it('with "Resend Messages With Unknown Outcome" a retry sends only the unknown one again', async () => {
@@ -81,6 +86,18 @@ describe('sending/round.ts: the send-once round with the in-process ledger', () 
 		const again = poster();
 		await sendOnce(retry.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => again.post(retry.ctx, p, s) }, (o) => o);
 		expect(again.posted).toEqual(['a']);
+	});
+
+	it('a finished run is marked so: its entries are the first to go past the bound; a failed run is not', async () => {
+		const before = heldSize();
+		const failed = fakeContext({ credentials: API_KEY, executionId: 'e-kept' });
+		await expect(
+			sendOnce(failed.ctx, units('k1', 'k2'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => poster(['k2']).post(failed.ctx, p, s) }, failIfAnyFailed),
+		).rejects.toThrow();
+		expect(heldSize()).toMatchObject({ entries: before.entries + 2, finishedRuns: before.finishedRuns });
+		const done = fakeContext({ credentials: API_KEY, executionId: 'e-done' });
+		await sendOnce(done.ctx, units('d1', 'd2', 'd3'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => poster().post(done.ctx, p, s) }, (o) => o);
+		expect(heldSize()).toMatchObject({ entries: before.entries + 5, finishedRuns: before.finishedRuns + 1 });
 	});
 
 	it('checks the balance before anything else, and sends nothing when it is short', async () => {

@@ -1,7 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { randomUUID } from 'crypto';
 
-import { digest, redisClient, sharedLimitOf, type SharedLimitConfig } from '../transport/redis';
+import { digest, sharedLimitOf } from '../transport/redis';
+import { clearHeldEntries, heldEntry, holdEntry, RunSet, runFinished } from './ledgerMemory';
+import { redisLedgerStore } from './ledgerRedis';
 
 /**
  * What the send operations already did, so that no message is sent twice when a user recovers:
@@ -17,46 +19,63 @@ import { digest, redisClient, sharedLimitOf, type SharedLimitConfig } from '../t
  * identical, successful message does not hold back today's; runs of retries never count as
  * finished, so a second Retry of the same failed execution finds what the first one sent.
  *
- * Entries live in this process (bounded, oldest first; a restart forgets them) and, when the
- * credential shares its rate limit through Redis, in Redis for LEDGER_TTL_MS, so that a retry on
- * another worker or after a restart is covered. Redis keys are digests; values hold the output
- * item the user saw (no API key or secret).
+ * n8n does not tell a node which execution a retry retries (`retryOf` stays in n8n's CLI layer:
+ * IWorkflowExecuteAdditionalData has no such field, n8n 1.x and 2.x alike), so a match can come from
+ * another failed execution of the same node with the same message: each match names the execution
+ * and time it came from (`sentIn`).
+ *
+ * Entries live in this process (ledgerMemory.ts: bounded by bytes, finished runs' entries dropped first)
+ * and, when the credential shares its rate limit through Redis, in Redis (ledgerRedis.ts) so that a
+ * retry on another worker or after a restart is covered. With Redis, every message is written there
+ * as "under way" BEFORE it is posted and overwritten with its outcome when the service answers: if
+ * that write fails even after its retries (a partition), the entry stays "under way", and a retry
+ * treats the message as of unknown outcome (not resent without the option) instead of sending it
+ * again. Redis keys are digests; values hold the output item the user saw (no API key or secret).
  */
-export const LEDGER_TTL_MS = 72 * 3600 * 1000;
-const MAX_ENTRIES = 200_000;
-const MAX_RUNS = 20_000;
-const REDIS_BATCH = 1_000;
-
 export type LedgerEntry =
 	| { outcome: 'accepted'; json: IDataObject }
 	| { outcome: 'unknown'; message: string; description?: string };
 
-/** An entry with the run that wrote it. */
+/** Where an earlier entry was written: the execution and the time (entries of older versions have none). */
+export interface SentIn {
+	executionId: string;
+	at?: string;
+}
+
+export type EarlierEntry = LedgerEntry & { sentIn: SentIn };
+
+/** An entry with the run that wrote it (`execution id \0 run index`) and when (epoch ms). */
 interface Stored {
 	run: string;
 	entry: LedgerEntry;
+	at?: number;
 }
 
-const memory = new Map<string, Stored>();
-const finishedRuns = new Set<string>();
-const runsThatSent = new Set<string>();
+/** What a message is in the ledger between its POST and its recorded answer. */
+const UNDER_WAY: LedgerEntry = {
+	outcome: 'unknown',
+	message: 'it was being sent, and its answer could not be recorded',
+	description: 'Redis could not be reached when the service answered, so the outcome is unknown.',
+};
 
-function remember<T>(collection: Map<string, T> | Set<string>, key: string, value: T | undefined, max: number): void {
-	if (collection instanceof Map) collection.set(key, value as T);
-	else collection.add(key);
-	if (collection.size > max) {
-		const oldest = collection.keys().next().value;
-		if (oldest !== undefined) collection.delete(oldest);
-	}
-}
+const finishedRuns = new RunSet();
+const runsThatSent = new RunSet();
 
 export interface SendLedger {
 	/** Whether this run may repeat an earlier one (only then is anything looked up). */
 	readonly consult: boolean;
-	/** Entries this run must not send again, in the order of `identities`. */
-	lookup(identities: string[]): Promise<Array<LedgerEntry | undefined>>;
-	/** Records outcomes at once (Redis write awaited, so a crash right after keeps them). */
-	record(entries: Array<[identity: string, entry: LedgerEntry]>): Promise<void>;
+	/** Entries this run must not send again, in the order of `identities`. Throws RedisUnavailable. */
+	lookup(identities: string[]): Promise<Array<EarlierEntry | undefined>>;
+	/**
+	 * Marks messages as under way (in Redis), before they are posted. Throws RedisUnavailable when
+	 * that cannot be written: they must then not be posted.
+	 */
+	begin(identities: string[]): Promise<void>;
+	/**
+	 * Records outcomes at once (Redis write awaited, so a crash right after keeps them); `undefined`:
+	 * surely not sent. Never throws: an entry Redis did not take stays "under way" there.
+	 */
+	record(entries: Array<[identity: string, entry: LedgerEntry | undefined]>): Promise<void>;
 	/** The run ended without an error: an execution retry never re-runs it, so ignores its entries. */
 	finish(): Promise<void>;
 }
@@ -74,6 +93,11 @@ export function messageIdentities(payloads: string[]): string[] {
 	});
 }
 
+function sentIn(stored: Stored): SentIn {
+	const executionId = stored.run.slice(0, stored.run.lastIndexOf('\u0000'));
+	return stored.at === undefined ? { executionId } : { executionId, at: new Date(stored.at).toISOString() };
+}
+
 /**
  * Opens the node's ledger for this run; `apiCredentials` (the API-key credential) says whether it
  * is kept in Redis too. Throws RedisUnavailable when that Redis cannot be reached.
@@ -89,90 +113,84 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 	const runKey = `${workflowId}\u0000${nodeId}\u0000${run}`;
 	const isRetry = ctx.getMode() === 'retry';
 	const consult = isRetry || runsThatSent.has(runKey);
-	remember(runsThatSent, runKey, undefined, MAX_RUNS);
+	runsThatSent.add(runKey);
 
 	const shared = apiCredentials ? sharedLimitOf(apiCredentials) : undefined;
-	const redis = shared ? await redisStore(shared) : undefined;
-	const scoped = (identity: string) => `${workflowId}\u0000${nodeId}\u0000${identity}`;
-	const finishedKey = (someRun: string) => `${workflowId}\u0000${nodeId}\u0000${someRun}`;
+	const redis = shared ? await redisLedgerStore(shared) : undefined;
+	// The digests are those of earlier versions: a retry after an upgrade finds what was sent before it.
+	const keyOf = (identity: string) => digest(`${workflowId}\u0000${nodeId}\u0000${identity}`);
+	let unrecorded = false;
 
 	// Same run: Retry On Fail. Another, unfinished run: what an execution retry repeats.
-	const applies = async (stored: Stored | undefined, finished: Map<string, Promise<boolean>>) => {
+	const applies = async (stored: Stored | undefined, finished: Map<string, Promise<boolean>>): Promise<EarlierEntry | undefined> => {
 		if (!stored) return undefined;
-		if (stored.run === run) return stored.entry;
+		const earlier = { ...stored.entry, sentIn: sentIn(stored) };
+		if (stored.run === run) return earlier;
 		if (!isRetry) return undefined;
 		let done = finished.get(stored.run);
 		if (!done) {
-			const key = finishedKey(stored.run);
-			done = finishedRuns.has(key) ? Promise.resolve(true) : (redis?.isFinished(key) ?? Promise.resolve(false));
+			const otherRunKey = `${workflowId}\u0000${nodeId}\u0000${stored.run}`;
+			done = finishedRuns.has(otherRunKey) ? Promise.resolve(true) : (redis?.isFinished(digest(otherRunKey)) ?? Promise.resolve(false));
 			finished.set(stored.run, done);
 		}
-		return (await done) ? undefined : stored.entry;
+		return (await done) ? undefined : earlier;
 	};
 
 	return {
 		consult,
 		async lookup(identities) {
-			const keys = identities.map(scoped);
-			const found = keys.map((key) => memory.get(key));
+			const keys = identities.map(keyOf);
+			const found = keys.map((key) => heldEntry(key));
 			if (redis) {
-				const missing = found.flatMap((stored, i) => (stored ? [] : [i]));
+				const missing = found.flatMap((json, i) => (json ? [] : [i]));
 				const fromRedis = await redis.get(missing.map((i) => keys[i]));
 				missing.forEach((i, n) => (found[i] = fromRedis[n]));
 			}
 			const finished = new Map<string, Promise<boolean>>();
-			return await Promise.all(found.map(async (stored) => await applies(stored, finished)));
+			return await Promise.all(found.map(async (json) => await applies(json ? (JSON.parse(json) as Stored) : undefined, finished)));
+		},
+		async begin(identities) {
+			if (!redis || identities.length === 0) return;
+			const json = JSON.stringify({ run, entry: UNDER_WAY, at: Date.now() } satisfies Stored);
+			await redis.set(identities.map((identity) => [keyOf(identity), json]));
 		},
 		async record(entries) {
-			const stored = entries.map(([identity, entry]): [string, Stored] => [scoped(identity), { run, entry }]);
-			for (const [key, value] of stored) remember(memory, key, value, MAX_ENTRIES);
-			// The messages were sent: a Redis failure here must not turn them into errors (memory keeps them).
-			await redis?.set(stored).catch(() => undefined);
+			const at = Date.now();
+			const written: Array<[string, string]> = [];
+			const notSent: string[] = [];
+			for (const [identity, entry] of entries) {
+				const key = keyOf(identity);
+				if (!entry) {
+					notSent.push(key);
+					continue;
+				}
+				const json = JSON.stringify({ run, entry, at } satisfies Stored);
+				holdEntry(key, runKey, json);
+				written.push([key, json]);
+			}
+			if (!redis) return;
+			// The messages were sent: a Redis failure here must not turn them into errors. Their entries
+			// stay "under way" in Redis (a retry elsewhere refuses them as unknown), and this run is
+			// never marked finished, so that a retry consults them.
+			await Promise.all([
+				written.length ? redis.set(written) : undefined,
+				notSent.length ? redis.remove(notSent) : undefined,
+			]).catch(() => (unrecorded = true));
 		},
 		async finish() {
 			// A retry's own run stays open: clicking Retry on the same failed execution again must
-			// find what the first retry sent.
-			if (isRetry) return;
-			remember(finishedRuns, runKey, undefined, MAX_RUNS);
-			await redis?.markFinished(runKey).catch(() => undefined);
-		},
-	};
-}
-
-async function redisStore(config: SharedLimitConfig) {
-	const client = await redisClient(config, 'the send ledger');
-	const entryKey = (key: string) => `${config.keyPrefix}:sent:${digest(key)}`;
-	const finishedKey = (key: string) => `${config.keyPrefix}:finished:${digest(key)}`;
-	return {
-		async get(keys: string[]): Promise<Array<Stored | undefined>> {
-			const out: Array<Stored | undefined> = [];
-			for (let start = 0; start < keys.length; start += REDIS_BATCH) {
-				const values = await client.mget(keys.slice(start, start + REDIS_BATCH).map(entryKey));
-				for (const value of values) out.push(value ? (JSON.parse(value) as Stored) : undefined);
-			}
-			return out;
-		},
-		async set(entries: Array<[string, Stored]>): Promise<void> {
-			for (let start = 0; start < entries.length; start += REDIS_BATCH) {
-				const pipeline = client.pipeline();
-				for (const [key, value] of entries.slice(start, start + REDIS_BATCH)) {
-					pipeline.set(entryKey(key), JSON.stringify(value), 'PX', LEDGER_TTL_MS);
-				}
-				await pipeline.exec();
-			}
-		},
-		async isFinished(key: string): Promise<boolean> {
-			return (await client.exists(finishedKey(key))) === 1;
-		},
-		async markFinished(key: string): Promise<void> {
-			await client.set(finishedKey(key), '1', 'PX', LEDGER_TTL_MS);
+			// find what the first retry sent. A run whose outcomes Redis did not take stays open too.
+			if (isRetry || unrecorded) return;
+			finishedRuns.add(runKey);
+			runFinished(runKey);
+			await redis?.markFinished(digest(runKey)).catch(() => undefined);
 		},
 	};
 }
 
 /** Forgets this process's entries, as a restart does (Redis entries stay). */
 export function clearLocalLedger(): void {
-	memory.clear();
+	clearHeldEntries();
 	finishedRuns.clear();
 	runsThatSent.clear();
 }

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { getServiceCredentials } from '../transport/credentials';
 import { REDIS_UNAVAILABLE, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
 import { RedisUnavailable } from '../transport/redis';
-import { openSendLedger, type LedgerEntry, type SendLedger } from './ledger';
+import { openSendLedger, type EarlierEntry, type LedgerEntry, type SendLedger } from './ledger';
 import type { ItemFailure } from './outcomes';
 
 /**
@@ -29,12 +29,19 @@ export function unknownOutcome(failure: ItemFailure): LedgerEntry {
 }
 
 /** A message an earlier try may have sent: reported, not sent again (unless the user asks). */
-export function unknownOutcomeError(ctx: IExecuteFunctions, earlier: LedgerEntry & { outcome: 'unknown' }, itemIndex: number) {
+export function unknownOutcomeError(ctx: IExecuteFunctions, earlier: EarlierEntry & { outcome: 'unknown' }, itemIndex: number) {
+	const { executionId, at } = earlier.sentIn;
 	const error = new NodeOperationError(ctx.getNode(), `An earlier try may already have sent this message (${earlier.message})`, {
 		itemIndex,
 		description:
-			`${earlier.description ? `${earlier.description} ` : ''}It is not sent again, so that nobody gets it twice. ` +
+			`${earlier.description ? `${earlier.description} ` : ''}The earlier try: execution ${executionId}${at ? ` at ${at}` : ''}. ` +
+			'It is not sent again, so that nobody gets it twice. ' +
 			'Check the message log in the dashboard; to send it anyway, turn on the option "Resend Messages With Unknown Outcome" and run the node again.',
 	});
 	return withErrorCode(error, UNKNOWN_OUTCOME);
+}
+
+/** The shared ledger's Redis failed before this item was posted: it fails unsent, saying why. */
+export function ledgerError(ctx: IExecuteFunctions, error: RedisUnavailable, itemIndex: number): NodeOperationError {
+	return withErrorCode(new NodeOperationError(ctx.getNode(), error.message, { itemIndex, description: error.description }), REDIS_UNAVAILABLE);
 }

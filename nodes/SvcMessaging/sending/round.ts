@@ -1,12 +1,14 @@
-import type { IDataObject, IExecuteFunctions, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, NodeApiError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { reserveAgentMessages } from '../aiTool/agentCap';
 import { mayHaveBeenProcessed } from '../transport/errors';
+import { RedisUnavailable } from '../transport/redis';
 import { connectKeyLimiter } from '../transport/request';
 import { assertBalance } from './balance';
-import { openSendLedger, type LedgerEntry } from './ledger';
+import { openSendLedger, type EarlierEntry, type LedgerEntry } from './ledger';
 import type { ItemFailure } from './outcomes';
-import { openLedger, unknownOutcome, unknownOutcomeError } from './recovery';
+import { ledgerError, openLedger, unknownOutcome, unknownOutcomeError } from './recovery';
 
 /** One message (or campaign) of a send, under its identity in the send ledger. */
 export interface SendUnit {
@@ -32,7 +34,7 @@ export interface RoundOptions<U extends SendUnit> {
 	/** report a unit accepted before with its earlier output as it is, without `alreadySent: true` */
 	repeatedAsIs?: boolean;
 	/** the refusal of a unit an earlier try may have sent (default: unknownOutcomeError) */
-	refuseUnknown?: (earlier: LedgerEntry & { outcome: 'unknown' }, unit: U) => NodeApiError | NodeOperationError;
+	refuseUnknown?: (earlier: EarlierEntry & { outcome: 'unknown' }, unit: U) => NodeApiError | NodeOperationError;
 	/** posts the pending units (each once) and settles each as its answer arrives */
 	post: (pending: U[], settle: Settle<U>) => Promise<void>;
 }
@@ -60,13 +62,25 @@ export async function sendOnce<U extends SendUnit, T>(
 	const apiKey = options.kind === 'apiKey';
 	if (apiKey) await connectKeyLimiter.call(ctx);
 	const ledger = apiKey ? await openLedger(ctx) : await openSendLedger(ctx);
-	const known = ledger.consult ? await ledger.lookup(units.map((u) => u.identity)) : [];
 	const outcomes = new Map<U, UnitOutcome>();
+	// Redis (the shared ledger) failed: these units fail unsent with its error.
+	const failUnsent = (failed: U[], error: unknown) => {
+		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(ctx.getNode(), error as Error);
+		for (const unit of failed) outcomes.set(unit, { ok: false, failure: { itemIndex: unit.itemIndex, error: ledgerError(ctx, error, unit.itemIndex) } });
+	};
+	const known = ledger.consult
+		? await ledger.lookup(units.map((u) => u.identity)).catch((error: unknown) => {
+				failUnsent(units, error);
+				return [];
+			})
+		: [];
 	const pending: U[] = [];
 	units.forEach((unit, n) => {
-		const earlier = known[n];
+		const earlier = known?.[n];
+		if (outcomes.has(unit)) return;
 		if (earlier?.outcome === 'accepted') {
-			outcomes.set(unit, { ok: true, json: options.repeatedAsIs ? earlier.json : { ...earlier.json, alreadySent: true } });
+			const json = options.repeatedAsIs ? earlier.json : { ...earlier.json, alreadySent: true, sentIn: { ...earlier.sentIn } };
+			outcomes.set(unit, { ok: true, json });
 		} else if (earlier?.outcome === 'unknown' && !options.resendUnknown) {
 			const error = options.refuseUnknown?.(earlier, unit) ?? unknownOutcomeError(ctx, earlier, unit.itemIndex);
 			outcomes.set(unit, { ok: false, failure: { itemIndex: unit.itemIndex, error } });
@@ -76,16 +90,31 @@ export async function sendOnce<U extends SendUnit, T>(
 	});
 	// As an AI tool: what this call sends counts against the execution's message cap (or is refused).
 	const cap = apiKey ? await reserveAgentMessages(ctx, pending.length) : undefined;
-	await options.post(pending, async (results) => {
-		const entries: Array<[string, LedgerEntry]> = [];
-		for (const [unit, outcome] of results) {
-			outcomes.set(unit, outcome);
-			if (outcome.ok) entries.push([unit.identity, { outcome: 'accepted', json: outcome.json }]);
-			else if (mayHaveBeenProcessed(outcome.failure.error)) entries.push([unit.identity, unknownOutcome(outcome.failure)]);
-			else cap?.release();
-		}
-		await ledger.record(entries);
-	});
+	// Written before anything is posted: should the answers then not reach Redis, a retry finds these
+	// messages "under way" and refuses them as unknown outcome instead of sending them again.
+	const begun = await ledger.begin(pending.map((unit) => unit.identity)).then(
+		() => true,
+		(error: unknown) => {
+			failUnsent(pending, error);
+			cap?.release(pending.length);
+			return false;
+		},
+	);
+	if (begun) {
+		await options.post(pending, async (results) => {
+			const entries: Array<[string, LedgerEntry | undefined]> = [];
+			for (const [unit, outcome] of results) {
+				outcomes.set(unit, outcome);
+				if (outcome.ok) entries.push([unit.identity, { outcome: 'accepted', json: outcome.json }]);
+				else if (mayHaveBeenProcessed(outcome.failure.error)) entries.push([unit.identity, unknownOutcome(outcome.failure)]);
+				else {
+					entries.push([unit.identity, undefined]);
+					cap?.release();
+				}
+			}
+			await ledger.record(entries);
+		});
+	}
 	const result = conclude(units.map((unit) => outcomes.get(unit)!));
 	await ledger.finish();
 	return result;

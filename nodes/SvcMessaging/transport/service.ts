@@ -117,3 +117,20 @@ export const LOGIN_RETRY = {
 	backoffMs: [1000, 2000],
 	maxRetryAfterMs: 30_000,
 } as const;
+
+/**
+ * The send ledger (sending/ledger.ts): what each send operation already sent, so that no retry
+ * sends it again. Not in the spec: the package's own bounds.
+ */
+export const SEND_LEDGER = {
+	/** how long an entry stays in the shared Redis (an execution Retry later than this is not covered) */
+	redisTtlMs: 72 * 3600 * 1000,
+	/** the in-process ledger's size (estimated bytes); past it the oldest entries go first */
+	maxMemoryBytes: 24 * 1024 * 1024,
+	/** runs this process remembers as having sent or finished (a few hundred bytes each) */
+	maxRuns: 20_000,
+	/** a failed Redis read or write is tried again after each of these waits, then given up */
+	redisRetryDelaysMs: [100, 400],
+	/** keys per Redis round trip */
+	redisBatch: 1_000,
+} as const;

@@ -1,0 +1,76 @@
+import { sleep } from 'n8n-workflow';
+
+import { redisAddress, redisClient, RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
+import { SEND_LEDGER } from '../transport/service';
+
+/**
+ * The send ledger's part in the credential's shared Redis: entries under `<prefix>:sent:<digest>`,
+ * finished runs under `<prefix>:finished:<digest>` (digests are made by ledger.ts), for
+ * SEND_LEDGER.redisTtlMs. Each call is tried again after each of SEND_LEDGER.redisRetryDelaysMs (a
+ * short partition, a failover) before it fails with RedisUnavailable naming the Redis.
+ */
+export interface RedisLedgerStore {
+	get(digests: string[]): Promise<Array<string | undefined>>;
+	set(entries: Array<[digest: string, json: string]>): Promise<void>;
+	remove(digests: string[]): Promise<void>;
+	isFinished(digest: string): Promise<boolean>;
+	markFinished(digest: string): Promise<void>;
+}
+
+export async function redisLedgerStore(config: SharedLimitConfig): Promise<RedisLedgerStore> {
+	const client = await redisClient(config, 'the send ledger');
+	const entryKey = (digest: string) => `${config.keyPrefix}:sent:${digest}`;
+	const finishedKey = (digest: string) => `${config.keyPrefix}:finished:${digest}`;
+
+	const tried = async <T>(call: () => Promise<T>): Promise<T> => {
+		let lastError: unknown;
+		for (const delay of [...SEND_LEDGER.redisRetryDelaysMs, undefined]) {
+			try {
+				return await call();
+			} catch (error) {
+				lastError = error;
+			}
+			if (delay !== undefined) await sleep(delay);
+		}
+		// RedisUnavailable goes on to sending/round.ts, which makes each unsent item's NodeOperationError of it.
+		throw new RedisUnavailable(`Lost the connection to Redis at ${redisAddress(config)}, which holds the send ledger`, lastError);
+	};
+	/** A pipeline answers each command's error in its results instead of rejecting. */
+	const exec = async (commands: (pipeline: ReturnType<typeof client.pipeline>) => void) => {
+		const pipeline = client.pipeline();
+		commands(pipeline);
+		const results = await pipeline.exec();
+		const failed = results?.find(([error]) => error);
+		if (!results || failed) throw failed?.[0] ?? new Error('no answer');
+	};
+	const batches = <T>(list: T[]) => {
+		const out: T[][] = [];
+		for (let start = 0; start < list.length; start += SEND_LEDGER.redisBatch) out.push(list.slice(start, start + SEND_LEDGER.redisBatch));
+		return out;
+	};
+
+	return {
+		async get(digests) {
+			const out: Array<string | undefined> = [];
+			for (const batch of batches(digests)) {
+				const values = await tried(async () => await client.mget(batch.map(entryKey)));
+				for (const value of values) out.push(value ?? undefined);
+			}
+			return out;
+		},
+		async set(entries) {
+			for (const batch of batches(entries)) {
+				await tried(async () => await exec((p) => batch.forEach(([digest, json]) => p.set(entryKey(digest), json, 'PX', SEND_LEDGER.redisTtlMs))));
+			}
+		},
+		async remove(digests) {
+			for (const batch of batches(digests)) await tried(async () => await client.del(...batch.map(entryKey)));
+		},
+		async isFinished(digest) {
+			return (await tried(async () => await client.exists(finishedKey(digest)))) === 1;
+		},
+		async markFinished(digest) {
+			await tried(async () => await client.set(finishedKey(digest), '1', 'PX', SEND_LEDGER.redisTtlMs));
+		},
+	};
+}
