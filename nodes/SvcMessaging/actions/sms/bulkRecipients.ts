@@ -40,11 +40,26 @@ export interface Slot {
 }
 
 /**
+ * One item's recipients: the recipient itself when the item is one valid recipient (the usual
+ * case, kept without a list around it: 100,000 items are 100,000 of these until the send ends),
+ * else its slots in order.
+ */
+export type ItemRecipients = Recipient | Slot[];
+
+/** Each slot of the prepared items in order: an item that failed its checks is one failed slot. */
+export function forEachSlot(prepared: Array<ItemRecipients | ItemFailure>, visit: (slot: Slot) => void): void {
+	for (const item of prepared) {
+		if (Array.isArray(item)) item.forEach(visit);
+		else visit('group' in item ? { recipient: item } : { failure: item });
+	}
+}
+
+/**
  * A reader of one item's recipients for this run: groups and the checks of message, sender ID and
  * options are shared between items. An item-level problem is thrown; a recipient's own problem
  * (list mode) is its slot's failure, and thrown too unless Continue On Fail.
  */
-export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
+export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemRecipients {
 	const node = ctx.getNode();
 	const source = ctx.getNodeParameter('recipientsSource', 0) as 'items' | 'list';
 	const message = perItemParameter<string>(ctx, 'message', '');
@@ -122,7 +137,7 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 				slots.push({ failure, phoneNumber: entry.phoneNumber });
 			}
 		});
-		return slots;
+		return slots.length === 1 && slots[0].recipient ? slots[0].recipient : slots;
 	};
 }
 
