@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { sendSms } from '../../api/sms';
+import { messageIdentities } from '../../sending/ledger';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import type { Settle, UnitOutcome } from '../../sending/round';
 import { requestWindow } from '../../transport/requestWindow';
@@ -21,6 +22,43 @@ import type { Group, Recipient } from './bulkRecipients';
 export function recipientPayload(r: Recipient): string {
 	const values = r.variables ? r.group.placeholders.map((name) => r.variables![name] ?? '').join('\u0001') : '';
 	return flattened(`${r.phoneNumber}\u0000${r.group.id}\u0000${values}`);
+}
+
+/**
+ * Each recipient's key in the send ledger: what was sent, repeats numbered (messageIdentities), as
+ * one flat string. Only a number that appears more than once with the same message can repeat a
+ * payload, so the others are numbered a slice at a time: each slice's strings die young instead
+ * of 100,000 of them living through the whole numbering. Returns the count of repeated numbers.
+ */
+export function assignIdentities(recipients: Recipient[]): number {
+	const numbers = new Map<Group, Set<string>>();
+	const repeatedNumbers = new Map<Group, Set<string>>();
+	let repeated = 0;
+	for (const { group, phoneNumber } of recipients) {
+		let seen = numbers.get(group);
+		if (!seen) numbers.set(group, (seen = new Set()));
+		if (!seen.has(phoneNumber)) seen.add(phoneNumber);
+		else {
+			repeated++;
+			if (!repeatedNumbers.has(group)) repeatedNumbers.set(group, new Set());
+			repeatedNumbers.get(group)!.add(phoneNumber);
+		}
+	}
+	numbers.clear();
+	const number = (list: Recipient[]) => {
+		const identities = messageIdentities(list.map(recipientPayload));
+		list.forEach((r, n) => (r.identity = flattened(identities[n])));
+		list.length = 0;
+	};
+	const repeats: Recipient[] = [];
+	const slice: Recipient[] = [];
+	for (const r of recipients) {
+		if (repeatedNumbers.get(r.group)?.has(r.phoneNumber)) repeats.push(r);
+		else if (slice.push(r) === 1_000) number(slice);
+	}
+	number(slice);
+	number(repeats);
+	return repeated;
 }
 
 /**

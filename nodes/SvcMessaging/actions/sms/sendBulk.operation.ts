@@ -2,7 +2,6 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { analyzeMessage, fillPlaceholders } from '../../rules/segments';
-import { messageIdentities } from '../../sending/ledger';
 import { finishSend, outputFailure, type ItemFailure } from '../../sending/outcomes';
 import { sendOnce } from '../../sending/round';
 import { getServiceCredentials, planLimits } from '../../transport/credentials';
@@ -16,8 +15,8 @@ import {
 	scheduledAtOption,
 	senderIdLocator,
 } from '../common.descriptions';
-import { bulkCallWindow, chunksOf, flattened, recipientPayload, sendChunk } from './bulkCalls';
-import { forEachSlot, recipientReader, type Group, type ItemRecipients, type Recipient } from './bulkRecipients';
+import { assignIdentities, bulkCallWindow, chunksOf, sendChunk } from './bulkCalls';
+import { forEachSlot, recipientReader, type ItemRecipients, type Recipient } from './bulkRecipients';
 
 const properties: INodeProperties[] = [
 	{
@@ -146,8 +145,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 	const recipients: Recipient[] = [];
 	forEachSlot(prepared, (slot) => slot.recipient && recipients.push(slot.recipient));
 	const limits = planLimits(await getServiceCredentials.call(this, 'apiKey'));
-	assignIdentities(recipients);
-	hintDuplicates(this, recipients);
+	hintDuplicates(this, assignIdentities(recipients));
 	return await sendOnce(
 		this,
 		recipients,
@@ -194,22 +192,8 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 	);
 }
 
-/** Each recipient's key in the send ledger (what was sent, repeats numbered), as one flat string. */
-function assignIdentities(recipients: Recipient[]): void {
-	const identities = messageIdentities(recipients.map(recipientPayload));
-	recipients.forEach((r, n) => (r.identity = flattened(identities[n])));
-}
-
 /** Duplicates stay messages of their own (as at the service): say so, since it is rarely meant. */
-function hintDuplicates(ctx: IExecuteFunctions, recipients: Recipient[]): void {
-	const numbers = new Map<Group, Set<string>>();
-	let repeated = 0;
-	for (const { group, phoneNumber } of recipients) {
-		let seen = numbers.get(group);
-		if (!seen) numbers.set(group, (seen = new Set()));
-		if (seen.has(phoneNumber)) repeated++;
-		else seen.add(phoneNumber);
-	}
+function hintDuplicates(ctx: IExecuteFunctions, repeated: number): void {
 	if (repeated === 0) return;
 	ctx.addExecutionHints({
 		message: `${repeated} recipient${repeated === 1 ? '' : 's'} appear more than once with the same message: each appearance is sent (and charged) as its own SMS. Use a Remove Duplicates node before Send Bulk to send one.`,
