@@ -7,7 +7,7 @@ import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import type { Settle, UnitOutcome } from '../../sending/round';
 import { requestWindow } from '../../transport/requestWindow';
 import { BULK_RECIPIENTS_IN_FLIGHT, type PlanLimits } from '../../transport/service';
-import type { Group, Recipient } from './bulkRecipients';
+import { variablesOf, type Group, type Recipient } from './bulkRecipients';
 
 /**
  * Send Bulk's calls: one POST per chunk of a group's recipients, each recipient's outcome read
@@ -20,7 +20,8 @@ import type { Group, Recipient } from './bulkRecipients';
  * placeholder values (so the final text). messageIdentities() numbers repeats.
  */
 export function recipientPayload(r: Recipient): string {
-	const values = r.variables ? r.group.placeholders.map((name) => r.variables![name] ?? '').join('\u0001') : '';
+	const variables = variablesOf(r);
+	const values = variables ? r.group.placeholders.map((name) => variables[name] ?? '').join('\u0001') : '';
 	return flattened(`${r.phoneNumber}\u0000${r.group.id}\u0000${values}`);
 }
 
@@ -112,7 +113,10 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 	const chunk = members.slice(start, end);
 	const body: IDataObject = {
 		...group.body,
-		recipients: chunk.map((r) => (r.variables ? { phoneNumber: r.phoneNumber, variables: r.variables } : { phoneNumber: r.phoneNumber })),
+		recipients: chunk.map((r) => {
+			const variables = variablesOf(r);
+			return variables ? { phoneNumber: r.phoneNumber, variables } : { phoneNumber: r.phoneNumber };
+		}),
 	};
 	let data: IDataObject;
 	try {

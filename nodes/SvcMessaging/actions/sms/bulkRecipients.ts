@@ -31,6 +31,16 @@ export interface Group {
 	placeholders: string[];
 	/** Credits of the message when no placeholder is filled (the same for every recipient). */
 	credits?: number;
+	/**
+	 * "All Fields of the Item": the values, read again from the item when needed (the same values
+	 * as when they were checked) instead of kept for every recipient until the send ends.
+	 */
+	fromItem?: (itemIndex: number) => Record<string, string>;
+}
+
+/** The recipient's placeholder values, if the message has any. */
+export function variablesOf(r: Recipient): Record<string, string> | undefined {
+	return r.variables ?? r.group.fromItem?.(r.itemIndex);
 }
 
 export interface Slot {
@@ -75,6 +85,11 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 	// Message, sender ID and options are usually the same for every item (fixed values, read once):
 	// they are then checked once, not once per item.
 	let last: { text: unknown; sender: unknown; opts: unknown; group: Group } | undefined;
+	const newGroup = (body: IDataObject, key: string): Group => {
+		const placeholders = placeholdersOf(body.message as string);
+		const fromItem = variablesSource === 'allFields' && placeholders.length ? (n: number) => fieldVariables(items[n].json, placeholders) : undefined;
+		return { body, id: createHash('sha256').update(key).digest('base64').slice(0, 12), placeholders, fromItem };
+	};
 
 	return (i) => {
 		const slots: Slot[] = [];
@@ -98,11 +113,7 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 			if (checked.reference) body.reference = checked.reference;
 			if (scheduledAt) body.scheduledAt = scheduledAt;
 			const groupKey = JSON.stringify(body);
-			group = groups.get(groupKey) ?? {
-				body,
-				id: createHash('sha256').update(groupKey).digest('base64').slice(0, 12),
-				placeholders: placeholdersOf(checked.message),
-			};
+			group = groups.get(groupKey) ?? newGroup(body, groupKey);
 			groups.set(groupKey, group);
 			last = { text, sender: rawSender, opts, group };
 		}
@@ -126,10 +137,14 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 				const phoneNumber = checkPhone(node, i, entry.phoneNumber, opts, 'mobile', where);
 				checkPlaceholderValues(node, i, where, placeholders, entry.variables);
 				// Only the message's placeholders go to the service (and into the retry ledger's key).
-				const variables = placeholders.length && entry.variables ? usedVariables(entry.variables, placeholders) : undefined;
+				// (fieldVariables already read only those.)
+				const variables =
+					placeholders.length && entry.variables ? (group.fromItem ? entry.variables : usedVariables(entry.variables, placeholders)) : undefined;
 				if (variables) checkFilledMessage(node, i, where, group.body.message as string, variables);
+				// From the item's fields: read again when needed (group.fromItem), not kept.
+				const kept = group.fromItem ? undefined : variables;
 				slots.push({
-					recipient: { itemIndex: i, position, phoneNumber, variables, group, identity: '' },
+					recipient: { itemIndex: i, position, phoneNumber, variables: kept, group, identity: '' },
 				});
 			} catch (error) {
 				const failure = failureOf(ctx, error, i);

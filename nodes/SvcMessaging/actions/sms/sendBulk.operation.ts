@@ -16,7 +16,7 @@ import {
 	senderIdLocator,
 } from '../common.descriptions';
 import { assignIdentities, bulkCallWindow, chunksOf, sendChunk } from './bulkCalls';
-import { forEachSlot, recipientReader, type ItemRecipients, type Recipient } from './bulkRecipients';
+import { forEachSlot, recipientReader, variablesOf, type ItemRecipients, type Recipient } from './bulkRecipients';
 
 const properties: INodeProperties[] = [
 	{
@@ -204,7 +204,9 @@ function hintDuplicates(ctx: IExecuteFunctions, repeated: number): void {
 /** Credits of every recipient's message, its placeholders filled (README → Check Balance). */
 function creditsOf(recipients: Recipient[]): number {
 	let needed = 0;
-	for (const { group, variables } of recipients) {
+	for (const r of recipients) {
+		const { group } = r;
+		const variables = variablesOf(r);
 		const text = group.body.message as string;
 		if (variables && group.placeholders.length) needed += analyzeMessage(fillPlaceholders(text, variables)).credits;
 		else needed += group.credits ??= analyzeMessage(text).credits;
