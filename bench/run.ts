@@ -760,7 +760,8 @@ function evaluateTargets(
 			nodeRows.map((r) => `${r.id} ${r.cpuMsPer10k}`).join(', '),
 		),
 		check(
-			'peak RSS growth < 75 MB for 100,000 recipients (Send Bulk)',
+			// The target is for 100,000 recipients; a quick run's 20,000 meet it by size alone.
+			`peak RSS growth < 75 MB for ${SIZES.memory.toLocaleString('en')} recipients (Send Bulk; the target is for 100,000)`,
 			(byId['memory-business']?.rssGrowthMb ?? Infinity) < 75,
 			`RSS +${byId['memory-business']?.rssGrowthMb} MB, heap peak +${byId['memory-business']?.peakHeapGrowthMb ?? '–'} MB, heap at the end +${byId['memory-business']?.heapGrowthMb} MB`,
 		),
