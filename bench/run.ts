@@ -82,6 +82,8 @@ interface Row {
 	cpuMsPerCall: number | null;
 	rssGrowthMb: number | null;
 	heapGrowthMb: number | null;
+	/** sampled peak of the V8 heap during the execution minus before it (memory row only) */
+	peakHeapGrowthMb: number | null;
 	/** recipients the service did not accept (items − accepted) */
 	lost: number;
 	/** HTTP calls per input recipient */
@@ -286,6 +288,7 @@ async function main() {
 			plan: 'business',
 			items: SIZES.memory,
 			variables: true,
+			sampleHeap: true,
 			key: keyFor('memory-business'),
 		};
 		const calibrationKey = keyFor('calibration');
@@ -346,6 +349,7 @@ async function main() {
 				cpuMsPerCall: figures.calls ? round(result.cpuMs / figures.calls, 2) : null,
 				rssGrowthMb: round(result.rssPeakGrowthMb, 1),
 				heapGrowthMb: round(result.heapGrowthMb, 1),
+				peakHeapGrowthMb: round(result.peakHeapGrowthMb, 1),
 				lost: s.items - accepted,
 				callsPerItem: round(figures.calls / s.items, 4),
 				notes: errors.length ? `errors: ${errors.join('; ')}` : undefined,
@@ -398,6 +402,7 @@ async function main() {
 					cpuMsPerCall: calls ? round(cpuMs / calls, 2) : null,
 					rssGrowthMb: null,
 					heapGrowthMb: null,
+					peakHeapGrowthMb: null,
 					callsPerItem: round(calls / items, 4),
 					extra: { cpuMs: round(cpuMs, 1), rounds: SIZES.floor.rounds },
 				};
@@ -462,6 +467,7 @@ async function main() {
 				cpuMsPerCall: figures.calls ? round(result.cpuMs / figures.calls, 2) : null,
 				rssGrowthMb: round(result.rssPeakGrowthMb, 1),
 				heapGrowthMb: round(result.heapGrowthMb, 1),
+				peakHeapGrowthMb: round(result.peakHeapGrowthMb, 1),
 				lost: recipients - result.executions.reduce((sum, e) => sum + e.accepted, 0),
 				callsPerItem: round(figures.calls / recipients, 4),
 				notes: `calls of each execution while both ran: ${shares.map((x) => `${((x ?? 0) * 100).toFixed(0)} %`).join(' / ')}; finished ${shared[scenario.id].finishGapS} s apart`,
@@ -550,6 +556,7 @@ async function main() {
 			cpuMsPerCall: "the same CPU time per HTTP call: every call goes through n8n-core's request helper (credential authentication, axios, a new proxy-aware agent and TCP connection per request), a cost per call whatever its size",
 			rssGrowthMb: "peak RSS during the execution (the kernel's high-water mark VmHWM, reset before it) minus RSS before it, after a GC",
 			heapGrowthMb: 'V8 heap in use when the execution ended minus before it (output items included)',
+			peakHeapGrowthMb: 'the highest V8 heap in use while the execution ran (sampled every 2 ms, so a lower bound) minus before it; memory row only',
 			lost: 'input items (recipients) the service did not accept: items − accepted',
 			callsPerItem: 'HTTP calls made per input item (recipient), whatever their outcome',
 			comparison: 'the same job seen by a user at Free: of the input items, how many were accepted and lost, calls per input item, wall time (rows run on different item counts; wall per 1,000 input items puts them side by side)',
@@ -752,7 +759,12 @@ function evaluateTargets(
 			nodeRows.filter((r) => r.id.startsWith('bulk') || r.id.startsWith('memory')).every((r) => r.cpuMsPer10k <= 100),
 			nodeRows.map((r) => `${r.id} ${r.cpuMsPer10k}`).join(', '),
 		),
-		check('RSS growth ≤ 150 MB for 100,000 items', (byId['memory-business']?.rssGrowthMb ?? Infinity) <= 150, `${byId['memory-business']?.rssGrowthMb} MB`),
+		check(
+			// The target is for 100,000 recipients; a quick run's 20,000 meet it by size alone.
+			`peak RSS growth < 75 MB for ${SIZES.memory.toLocaleString('en')} recipients (Send Bulk; the target is for 100,000)`,
+			(byId['memory-business']?.rssGrowthMb ?? Infinity) < 75,
+			`RSS +${byId['memory-business']?.rssGrowthMb} MB, heap peak +${byId['memory-business']?.peakHeapGrowthMb ?? '–'} MB, heap at the end +${byId['memory-business']?.heapGrowthMb} MB`,
+		),
 		...sharedRows.map(({ row, executions }) =>
 			check(
 				`shared key (${row.label}): 0 × 429 together, fair share each (40–60 % of the calls while both ran)`,
@@ -784,7 +796,7 @@ function pad(cells: string[][], left = 2) {
 const show = (value: number | null | undefined, suffix = '') => (value === null || value === undefined ? '–' : `${value}${suffix}`);
 
 function table(rows: Row[]) {
-	const header = ['scenario', 'what', 'plan', 'items', 'calls', 'expected', '429', 'accepted', 'lost', 'calls/item', 'rate/plan', 'wall s', 'min s', 'wall/min', 'CPU ms/10k', 'CPU ms/call', 'RSS +MB'];
+	const header = ['scenario', 'what', 'plan', 'items', 'calls', 'expected', '429', 'accepted', 'lost', 'calls/item', 'rate/plan', 'wall s', 'min s', 'wall/min', 'CPU ms/10k', 'CPU ms/call', 'RSS +MB', 'heap peak +MB'];
 	const body = rows.map((r) => [
 		r.id,
 		r.label,
@@ -803,6 +815,7 @@ function table(rows: Row[]) {
 		r.cpuMsPer10k.toFixed(0),
 		r.cpuMsPerCall === null ? '–' : r.cpuMsPerCall.toFixed(1),
 		show(r.rssGrowthMb),
+		show(r.peakHeapGrowthMb),
 	]);
 	const notes = rows.filter((r) => r.notes).map((r) => `  ${r.id}: ${r.notes}`);
 	return `${pad([header, ...body])}${notes.length ? `\n\nnotes:\n${notes.join('\n')}` : ''}`;

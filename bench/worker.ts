@@ -4,6 +4,7 @@
  * this process's CPU time (the emulator is another process) and RSS.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'fs';
+import { getHeapStatistics } from 'v8';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
@@ -34,6 +35,8 @@ export interface NodeScenario {
 	tag?: string;
 	/** the credential's "Share Rate Limit Across n8n Processes", on this Redis */
 	sharedLimit?: SharedLimitSettings;
+	/** sample the V8 heap during the execution (its peak); costs CPU, so the memory row only */
+	sampleHeap?: boolean;
 }
 
 export interface SharedLimitSettings {
@@ -62,6 +65,8 @@ export interface WorkerResult {
 	rssBeforeMb: number;
 	rssPeakGrowthMb: number;
 	heapGrowthMb: number;
+	/** highest V8 heap in use while the execution ran (sampled) minus before it; null unless sampleHeap */
+	peakHeapGrowthMb: number | null;
 	executions: ExecutionFigures[];
 }
 
@@ -149,6 +154,23 @@ function peakRss(resettable: boolean): number {
 	return process.resourceUsage().maxRSS * 1024;
 }
 
+/**
+ * The V8 heap's peak while the execution runs: sampled every 2 ms between the node's awaits (a
+ * synchronous stretch in between is seen at its end), so a lower bound of the true peak.
+ */
+function sampleHeapPeak(): { stop: () => number } {
+	let peak = 0;
+	const sample = () => (peak = Math.max(peak, getHeapStatistics().used_heap_size));
+	const timer = setInterval(sample, 2);
+	return {
+		stop: () => {
+			clearInterval(timer);
+			sample();
+			return peak;
+		},
+	};
+}
+
 async function run(scenario: NodeScenario, url: string, barrier = false): Promise<WorkerResult> {
 	const { executeNode, registerNodeType } = await import('../test/helpers/n8n');
 	registerNodeType(BENCH_NODE_NAME, new BenchUserBuild());
@@ -171,6 +193,7 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 		await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
 	}
 
+	const heapPeak = scenario.sampleHeap ? sampleHeapPeak() : undefined;
 	const cpu = process.cpuUsage();
 	const startedAt = Date.now();
 	const started = performance.now();
@@ -193,8 +216,9 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 	const endedAt = Date.now();
 	const used = process.cpuUsage(cpu);
 	const rssPeak = Math.max(peakRss(resettable), process.memoryUsage.rss());
-	// The heap when the execution ended (its peak would need sampling).
+	// The heap when the execution ended (output items included), and its sampled peak.
 	const heapAfter = process.memoryUsage().heapUsed;
+	const heapPeakBytes = heapPeak?.stop();
 
 	return {
 		id: scenario.id,
@@ -205,6 +229,7 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 		rssBeforeMb: mb(rssBefore),
 		rssPeakGrowthMb: mb(rssPeak - rssBefore),
 		heapGrowthMb: mb(heapAfter - heapBefore),
+		peakHeapGrowthMb: heapPeakBytes === undefined ? null : mb(Math.max(heapPeakBytes, heapAfter) - heapBefore),
 		executions: figures,
 	};
 }

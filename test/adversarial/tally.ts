@@ -15,6 +15,8 @@ export interface CaseResult {
 	forgedAccepted: number;
 	/** Peak heap growth per waiting execution, in KB (memory cases only). */
 	peakHeapPerWaitKB?: number;
+	/** Peak heap growth per 1,000 recipients of a Send Bulk, in KB (the bulk memory case). */
+	peakHeapPer1000RecipientsKB?: number;
 }
 
 export const TALLY_FILE = process.env.SVC_ADVERSARIAL_TALLY ?? join(tmpdir(), 'svc-adversarial-tally.jsonl');

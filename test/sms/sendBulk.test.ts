@@ -57,6 +57,30 @@ describe('SMS → Send Bulk', () => {
 		expect(new Set(out.map((i) => i.json.batchId)).size).toBe(3);
 	});
 
+	it('over several calls: each recipient gets its own text from its item, a repeated number is sent twice, outputs keep item order and pairing', async () => {
+		const items = rows(230);
+		items[5].phone = 'not a number'; // refused before sending (Continue On Fail: a rejected item)
+		items[7] = { ...items[6] }; // the same number and values twice: two messages
+		const [out] = await executeNode(
+			{ parameters: bulk(), credentials: apiKeyCredentials(emu.url, SEED_KEYS.free, 'free'), settings: { onError: 'continueRegularOutput' } },
+			items,
+		);
+		expect(sent(emu)).toHaveLength(3); // Free: 100 recipients per call
+		expect(out).toHaveLength(230);
+		expect(out.map((i) => i.pairedItem)).toEqual(items.map((_, item) => ({ item })));
+		expect(out[5].json).toMatchObject({ accepted: false, phoneNumber: 'not a number' });
+		const accepted = out.filter((i) => i.json.accepted === true);
+		expect(accepted).toHaveLength(229);
+		expect(new Set(accepted.map((i) => i.json.messageId)).size).toBe(229);
+		const messages = emu.control.messages();
+		expect(messages).toHaveLength(229);
+		expect(messages.filter((m) => m.phoneNumber === items[6].phone).map((m) => m.message)).toEqual(['Hi N6, order 106 is ready', 'Hi N6, order 106 is ready']);
+		const textOf = new Map(messages.map((m) => [m.phoneNumber, m.message]));
+		items.forEach((item, i) => {
+			if (i !== 5) expect(textOf.get(item.phone)).toBe(`Hi ${item.name}, order ${item.order} is ready`);
+		});
+	});
+
 	it('maps a partial success back to the right input items (Continue On Fail)', async () => {
 		const items = rows(5);
 		items[1].phone = '+2547123'; // the service rejects these two

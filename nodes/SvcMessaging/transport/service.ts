@@ -134,3 +134,10 @@ export const SEND_LEDGER = {
 	/** keys per Redis round trip */
 	redisBatch: 1_000,
 } as const;
+
+/**
+ * Not shown in the spec (a choice of this package): how many recipients one Send Bulk execution
+ * keeps in calls under way at once. Each call's request body and answer stay in memory until it is
+ * answered: two Business calls of 10,000 (Starter's request window, ten calls of 1,000, is smaller).
+ */
+export const BULK_RECIPIENTS_IN_FLIGHT = 20_000;

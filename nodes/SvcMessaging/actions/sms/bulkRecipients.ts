@@ -31,6 +31,16 @@ export interface Group {
 	placeholders: string[];
 	/** Credits of the message when no placeholder is filled (the same for every recipient). */
 	credits?: number;
+	/**
+	 * "All Fields of the Item": the values, read again from the item when needed (the same values
+	 * as when they were checked) instead of kept for every recipient until the send ends.
+	 */
+	fromItem?: (itemIndex: number) => Record<string, string>;
+}
+
+/** The recipient's placeholder values, if the message has any. */
+export function variablesOf(r: Recipient): Record<string, string> | undefined {
+	return r.variables ?? r.group.fromItem?.(r.itemIndex);
 }
 
 export interface Slot {
@@ -40,11 +50,26 @@ export interface Slot {
 }
 
 /**
+ * One item's recipients: the recipient itself when the item is one valid recipient (the usual
+ * case, kept without a list around it: 100,000 items are 100,000 of these until the send ends),
+ * else its slots in order.
+ */
+export type ItemRecipients = Recipient | Slot[];
+
+/** Each slot of the prepared items in order: an item that failed its checks is one failed slot. */
+export function forEachSlot(prepared: Array<ItemRecipients | ItemFailure>, visit: (slot: Slot) => void): void {
+	for (const item of prepared) {
+		if (Array.isArray(item)) item.forEach(visit);
+		else visit('group' in item ? { recipient: item } : { failure: item });
+	}
+}
+
+/**
  * A reader of one item's recipients for this run: groups and the checks of message, sender ID and
  * options are shared between items. An item-level problem is thrown; a recipient's own problem
  * (list mode) is its slot's failure, and thrown too unless Continue On Fail.
  */
-export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
+export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemRecipients {
 	const node = ctx.getNode();
 	const source = ctx.getNodeParameter('recipientsSource', 0) as 'items' | 'list';
 	const message = perItemParameter<string>(ctx, 'message', '');
@@ -60,6 +85,11 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 	// Message, sender ID and options are usually the same for every item (fixed values, read once):
 	// they are then checked once, not once per item.
 	let last: { text: unknown; sender: unknown; opts: unknown; group: Group } | undefined;
+	const newGroup = (body: IDataObject, key: string): Group => {
+		const placeholders = placeholdersOf(body.message as string);
+		const fromItem = variablesSource === 'allFields' && placeholders.length ? (n: number) => fieldVariables(items[n].json, placeholders) : undefined;
+		return { body, id: createHash('sha256').update(key).digest('base64').slice(0, 12), placeholders, fromItem };
+	};
 
 	return (i) => {
 		const slots: Slot[] = [];
@@ -83,11 +113,7 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 			if (checked.reference) body.reference = checked.reference;
 			if (scheduledAt) body.scheduledAt = scheduledAt;
 			const groupKey = JSON.stringify(body);
-			group = groups.get(groupKey) ?? {
-				body,
-				id: createHash('sha256').update(groupKey).digest('base64').slice(0, 12),
-				placeholders: placeholdersOf(checked.message),
-			};
+			group = groups.get(groupKey) ?? newGroup(body, groupKey);
 			groups.set(groupKey, group);
 			last = { text, sender: rawSender, opts, group };
 		}
@@ -111,10 +137,14 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 				const phoneNumber = checkPhone(node, i, entry.phoneNumber, opts, 'mobile', where);
 				checkPlaceholderValues(node, i, where, placeholders, entry.variables);
 				// Only the message's placeholders go to the service (and into the retry ledger's key).
-				const variables = placeholders.length && entry.variables ? usedVariables(entry.variables, placeholders) : undefined;
+				// (fieldVariables already read only those.)
+				const variables =
+					placeholders.length && entry.variables ? (group.fromItem ? entry.variables : usedVariables(entry.variables, placeholders)) : undefined;
 				if (variables) checkFilledMessage(node, i, where, group.body.message as string, variables);
+				// From the item's fields: read again when needed (group.fromItem), not kept.
+				const kept = group.fromItem ? undefined : variables;
 				slots.push({
-					recipient: { itemIndex: i, position, phoneNumber, variables, group, identity: '' },
+					recipient: { itemIndex: i, position, phoneNumber, variables: kept, group, identity: '' },
 				});
 			} catch (error) {
 				const failure = failureOf(ctx, error, i);
@@ -122,7 +152,7 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => Slot[] {
 				slots.push({ failure, phoneNumber: entry.phoneNumber });
 			}
 		});
-		return slots;
+		return slots.length === 1 && slots[0].recipient ? slots[0].recipient : slots;
 	};
 }
 

@@ -2,12 +2,11 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { analyzeMessage, fillPlaceholders } from '../../rules/segments';
-import { messageIdentities } from '../../sending/ledger';
 import { finishSend, outputFailure, type ItemFailure } from '../../sending/outcomes';
 import { sendOnce } from '../../sending/round';
 import { getServiceCredentials, planLimits } from '../../transport/credentials';
 import { errorCodeOf } from '../../transport/errors';
-import { inWindow, requestWindow } from '../../transport/requestWindow';
+import { inWindow } from '../../transport/requestWindow';
 import {
 	checkBalanceField,
 	defaultCountryOption,
@@ -16,8 +15,8 @@ import {
 	scheduledAtOption,
 	senderIdLocator,
 } from '../common.descriptions';
-import { recipientPayload, sendChunk } from './bulkCalls';
-import { recipientReader, type Group, type Recipient, type Slot } from './bulkRecipients';
+import { assignIdentities, bulkCallWindow, chunksOf, sendChunk } from './bulkCalls';
+import { forEachSlot, recipientReader, variablesOf, type ItemRecipients, type Recipient } from './bulkRecipients';
 
 const properties: INodeProperties[] = [
 	{
@@ -128,23 +127,26 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['sendBulk'] } }, properties);
 
-const readers = new WeakMap<IExecuteFunctions, (i: number) => Slot[]>();
+const readers = new WeakMap<IExecuteFunctions, (i: number) => ItemRecipients>();
 
 /** One item's recipients (one, or its list), checked; nothing is sent. */
-export async function prepare(this: IExecuteFunctions, i: number): Promise<Slot[]> {
+export async function prepare(this: IExecuteFunctions, i: number): Promise<ItemRecipients> {
 	let read = readers.get(this);
 	if (!read) readers.set(this, (read = recipientReader(this)));
 	return read(i);
 }
 
-export async function send(this: IExecuteFunctions, prepared: Array<Slot[] | ItemFailure>): Promise<INodeExecutionData[]> {
-	const slots = prepared.flatMap((p): Slot[] => (Array.isArray(p) ? p : [{ failure: p }]));
-	const recipients = slots.flatMap((slot) => (slot.recipient ? [slot.recipient] : []));
+/**
+ * Every recipient was checked (prepare) before this sends anything. The chunks' bodies are built
+ * one window of calls at a time (bulkCallWindow); what stays per recipient until the end is its
+ * checked number, its ledger identity and its output.
+ */
+export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipients | ItemFailure>): Promise<INodeExecutionData[]> {
+	const recipients: Recipient[] = [];
+	forEachSlot(prepared, (slot) => slot.recipient && recipients.push(slot.recipient));
 	const limits = planLimits(await getServiceCredentials.call(this, 'apiKey'));
-	const identities = messageIdentities(recipients.map(recipientPayload));
-	hintDuplicates(this, recipients);
-	recipients.forEach((r, n) => (r.identity = identities[n]));
-	const outcomes = await sendOnce(
+	hintDuplicates(this, assignIdentities(recipients));
+	return await sendOnce(
 		this,
 		recipients,
 		{
@@ -153,40 +155,45 @@ export async function send(this: IExecuteFunctions, prepared: Array<Slot[] | Ite
 			resendUnknown: this.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean,
 			post: async (pending, settle) => {
 				const chunks = chunksOf(pending, limits.recipientsPerCall);
-				// Concurrently through the key's shared limiter, a bounded number at a time (see requestWindow).
-				await inWindow(chunks.length, requestWindow(limits), async (n) => await sendChunk(this, chunks[n].group, chunks[n].recipients, settle));
+				// Concurrently through the key's shared limiter, a bounded number at a time.
+				await inWindow(chunks.length, bulkCallWindow(limits), async (n) => await sendChunk(this, chunks[n], settle));
 			},
 		},
 		(settled) => {
-			const byRecipient = new Map(recipients.map((r, n) => [r, settled[n]]));
 			const failures: ItemFailure[] = [];
+			const output: INodeExecutionData[] = [];
 			let accepted = 0;
-			const output = slots.map((slot): INodeExecutionData => {
-				if (slot.failure) {
-					failures.push(slot.failure);
-					return outputFailure(this, slot.failure, slot.phoneNumber !== undefined ? { phoneNumber: String(slot.phoneNumber) } : {});
+			let n = 0;
+			// `settled` is in the order of `recipients`, which is the order of the slots.
+			forEachSlot(prepared, (slot) => {
+				if (!slot.recipient) {
+					const failure = slot.failure!;
+					failures.push(failure);
+					output.push(outputFailure(this, failure, slot.phoneNumber !== undefined ? { phoneNumber: String(slot.phoneNumber) } : {}));
+					return;
 				}
-				const recipient = slot.recipient!;
-				const outcome = byRecipient.get(recipient)!;
+				const recipient = slot.recipient;
+				const outcome = settled[n++];
 				if (outcome.ok) {
 					accepted++;
-					return { json: outcome.json, pairedItem: { item: recipient.itemIndex } };
+					output.push({ json: outcome.json, pairedItem: { item: recipient.itemIndex } });
+					return;
 				}
 				failures.push(outcome.failure);
-				return outputFailure(this, outcome.failure, {
-					phoneNumber: recipient.phoneNumber,
-					errorCode: errorCodeOf(outcome.failure.error) ?? 'REJECTED',
-				});
+				output.push(
+					outputFailure(this, outcome.failure, {
+						phoneNumber: recipient.phoneNumber,
+						errorCode: errorCodeOf(outcome.failure.error) ?? 'REJECTED',
+					}),
+				);
 			});
 			return finishSend(this, output, failures, accepted, 'recipient');
 		},
 	);
-	return outcomes;
 }
 
 /** Duplicates stay messages of their own (as at the service): say so, since it is rarely meant. */
-function hintDuplicates(ctx: IExecuteFunctions, recipients: Recipient[]): void {
-	const repeated = recipients.length - new Set(recipients.map((r) => `${r.group.id}\u0000${r.phoneNumber}`)).size;
+function hintDuplicates(ctx: IExecuteFunctions, repeated: number): void {
 	if (repeated === 0) return;
 	ctx.addExecutionHints({
 		message: `${repeated} recipient${repeated === 1 ? '' : 's'} appear more than once with the same message: each appearance is sent (and charged) as its own SMS. Use a Remove Duplicates node before Send Bulk to send one.`,
@@ -197,27 +204,12 @@ function hintDuplicates(ctx: IExecuteFunctions, recipients: Recipient[]): void {
 /** Credits of every recipient's message, its placeholders filled (README → Check Balance). */
 function creditsOf(recipients: Recipient[]): number {
 	let needed = 0;
-	for (const { group, variables } of recipients) {
+	for (const r of recipients) {
+		const { group } = r;
+		const variables = variablesOf(r);
 		const text = group.body.message as string;
 		if (variables && group.placeholders.length) needed += analyzeMessage(fillPlaceholders(text, variables)).credits;
 		else needed += group.credits ??= analyzeMessage(text).credits;
 	}
 	return needed;
-}
-
-/** The pending recipients in calls of at most `perCall`, each call one group (one message body). */
-function chunksOf(pending: Recipient[], perCall: number): Array<{ group: Group; recipients: Recipient[] }> {
-	const groups = new Map<Group, Recipient[]>();
-	for (const r of pending) {
-		const members = groups.get(r.group);
-		if (members) members.push(r);
-		else groups.set(r.group, [r]);
-	}
-	const chunks: Array<{ group: Group; recipients: Recipient[] }> = [];
-	for (const [group, members] of groups) {
-		for (let start = 0; start < members.length; start += perCall) {
-			chunks.push({ group, recipients: members.slice(start, start + perCall) });
-		}
-	}
-	return chunks;
 }
