@@ -8,7 +8,7 @@ import * as chatTemplate from './chatTemplate';
 import * as senderId from './senderId';
 import * as sms from './sms';
 import { toolProperties } from './tool.descriptions';
-import { DELIVERY_WAIT } from '../transport/service';
+import { DELIVERY_WAIT, DOCUMENTATION_URL } from '../transport/service';
 import { LATEST_VERSION, NODE_VERSIONS } from './versions';
 
 const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate'];
@@ -41,6 +41,8 @@ export const versionDescription: INodeTypeDescription = {
 	version: NODE_VERSIONS,
 	defaultVersion: LATEST_VERSION,
 	description: 'Send SMS, campaigns and chat messages with the SVC messaging service',
+	// An http(s) documentationUrl is opened as it is; the codex link gets '?utm_…' appended after its '#anchor'.
+	documentationUrl: DOCUMENTATION_URL,
 	defaults: { name: 'SVC Messaging' },
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],

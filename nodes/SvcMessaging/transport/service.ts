@@ -80,3 +80,9 @@ export const DELIVERY_WAIT = {
 	/** header of the node's own call to the resume URL at the timeout: HMAC of the wait, keyed with the API key */
 	deadlineHeader: 'x-svc-wait-deadline',
 } as const;
+
+/**
+ * The nodes' documentation (both nodes' `documentationUrl`). The editor opens an http(s)
+ * documentationUrl as it is; a codex link gets '?utm_…' appended, after its '#anchor'.
+ */
+export const DOCUMENTATION_URL = 'https://github.com/svc-messaging/n8n-nodes-svc-messaging#nodes-and-credentials';
