@@ -100,3 +100,45 @@ describe('node version 2', () => {
 		expect(emu.control.chatMessages()).toHaveLength(1);
 	});
 });
+
+describe('node version 2 error titles: what happened, [item N]; the request in the description', () => {
+	it('a refused API key', async () => {
+		const error = (await executeNode(
+			{
+				parameters: { resource: 'sms', operation: 'send', phoneNumber: '+254712345678', message: 'Hi', senderId: { __rl: true, mode: 'list', value: '' } },
+				credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: 'svc_live_not_a_key', plan: 'free' } },
+				typeVersion: 2,
+			},
+			[{}],
+		).catch((e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toMatch(/^The service refused the credential: .+ \[item 0\]$/);
+		expect(error.message).not.toMatch(/POST|failed/);
+		expect(error.description).toMatch(/^Check the API key .*\(Request: POST \/api\/sms\/send-api → HTTP 401 UNAUTHORIZED\.\)$/);
+		expect(emu.control.messages()).toHaveLength(0);
+	});
+
+	it('a service that cannot be reached (nothing listens at the Base URL)', async () => {
+		const error = (await executeNode(
+			{
+				parameters: { resource: 'chatMessage', operation: 'send', phoneNumber: '+254712345678', text: 'Hi' },
+				credentials: { svcMessagingApi: { baseUrl: 'http://127.0.0.1:9', apiKey: 'svc_live_x', plan: 'free' } },
+				typeVersion: 2,
+			},
+			[{}],
+		).catch((e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toBe('The service could not be reached [item 0]');
+		expect(error.description).toMatch(/^Nothing reached the service\. Check the Base URL .*\(Request: POST \/api\/chat\/messages → NETWORK_ERROR\.\)$/);
+	});
+
+	it('version 1 keeps its titles', async () => {
+		const error = (await executeNode(
+			{
+				parameters: { resource: 'sms', operation: 'send', phoneNumber: '+254712345678', message: 'Hi', senderId: { __rl: true, mode: 'list', value: '' } },
+				credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: 'svc_live_not_a_key', plan: 'free' } },
+				typeVersion: 1,
+			},
+			[{}],
+		).catch((e: unknown) => e)) as Error;
+		expect(error.message).toMatch(/^POST \/api\/sms\/send-api failed: UNAUTHORIZED – /);
+	});
+});
