@@ -46,4 +46,21 @@ describe('node versions', () => {
 		expect(defaultOf('operation', { resource: ['chatMessage'] })).toBe('sendTemplate');
 		expect(v2.some((p) => p.name === 'scheduledAt' && p.displayOptions?.show?.resource?.[0] === 'campaign')).toBe(true);
 	});
+
+	it('every placeholder of version 2 starts with "e.g." (n8n\'s UX guideline), except the "Add …" and "Select …" prompts', () => {
+		const bare: string[] = [];
+		const walk = (field: { name?: string; placeholder?: unknown; options?: unknown; values?: unknown; modes?: unknown }, path: string) => {
+			if (typeof field.placeholder === 'string' && !/^(e\.g\. |Add |Select )/.test(field.placeholder)) bare.push(`${path}: ${field.placeholder}`);
+			for (const key of ['options', 'values', 'modes'] as const) {
+				const children = field[key];
+				if (Array.isArray(children)) for (const c of children) if (typeof c === 'object' && c) walk(c, `${path}/${String(c.name)}`);
+			}
+		};
+		for (const p of viewOf(2, description.properties)) walk(p, String(p.name));
+		expect(bare).toEqual([]);
+		const placeholder = (name: string, resource: string) =>
+			viewOf(2, description.properties).find((p) => p.name === name && p.displayOptions?.show?.resource?.includes(resource))?.placeholder;
+		expect(placeholder('phoneNumber', 'chatMessage')).toBe('e.g. +254712345678');
+		expect(placeholder('phoneNumber', 'sms')).toBe('e.g. +254712345678');
+	});
 });

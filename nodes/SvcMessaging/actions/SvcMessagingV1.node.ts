@@ -9,7 +9,7 @@ import * as senderId from './senderId';
 import * as sms from './sms';
 import { toolProperties } from './tool.descriptions';
 import { DELIVERY_WAIT, DOCUMENTATION_URL } from '../transport/service';
-import { LATEST_VERSION, NODE_VERSIONS } from './versions';
+import { examplePlaceholdersInV2, LATEST_VERSION, NODE_VERSIONS } from './versions';
 
 const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate'];
 
@@ -141,3 +141,4 @@ export const versionDescription: INodeTypeDescription = {
 
 // Set after the description: n8n's lint reads the Resource options only as an inline array.
 versionDescription.subtitle = subtitleOf(versionDescription.properties);
+versionDescription.properties = examplePlaceholdersInV2(versionDescription.properties);

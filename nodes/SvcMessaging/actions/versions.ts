@@ -33,3 +33,42 @@ export function isV2(ctx: Pick<IExecuteFunctions, 'getNode'>): boolean {
 export function changedInV2(property: INodeProperties, v2: Partial<INodeProperties>): INodeProperties[] {
 	return [...onlyV1(property), ...onlyV2({ ...property, ...v2 })];
 }
+
+/** n8n's UX guideline: a placeholder shows an example and starts with "e.g."; "Add …" and "Select …" are prompts. */
+function needsExample(placeholder: unknown): placeholder is string {
+	return typeof placeholder === 'string' && placeholder !== '' && !/^(e\.g\.|Add |Select )/.test(placeholder);
+}
+
+type WithPlaceholders = { placeholder?: unknown; options?: unknown; values?: unknown; modes?: unknown };
+
+function hasBarePlaceholder(field: WithPlaceholders): boolean {
+	const children = [field.options, field.values, field.modes].flatMap((c) => (Array.isArray(c) ? c : []));
+	return needsExample(field.placeholder) || children.some((c) => typeof c === 'object' && c !== null && hasBarePlaceholder(c as WithPlaceholders));
+}
+
+function withExamples<T extends WithPlaceholders>(field: T): T {
+	const copy: T = { ...field };
+	// An expression shown as an example is read as text: no leading '='.
+	if (needsExample(field.placeholder)) copy.placeholder = `e.g. ${field.placeholder.replace(/^=/, '')}`;
+	for (const key of ['options', 'values', 'modes'] as const) {
+		const children = field[key];
+		if (Array.isArray(children)) {
+			(copy as WithPlaceholders)[key] = children.map((c: unknown) => (typeof c === 'object' && c !== null ? withExamples(c as WithPlaceholders) : c));
+		}
+	}
+	return copy;
+}
+
+/**
+ * Version 2's placeholders all start with "e.g.": a field whose placeholder (or an option's) does
+ * not exists as it was for version 1 and with the example for version 2.
+ */
+export function examplePlaceholdersInV2(properties: INodeProperties[]): INodeProperties[] {
+	return properties.flatMap((property) => {
+		if (!hasBarePlaceholder(property)) return [property];
+		const versions = property.displayOptions?.show?.['@version'] as number[] | undefined;
+		if (versions && !versions.includes(2)) return [property];
+		if (versions) return [withExamples(property)];
+		return [...onlyV1(property), ...onlyV2(withExamples(property))];
+	});
+}
