@@ -25,7 +25,7 @@ const FORMS: Array<[string, string, string, string[]]> = [
 	['campaign', 'Send a campaign now', 'Send Now', ['Campaign', 'Check Balance Before Sending']],
 	['campaign', 'Update a campaign', 'Update', ['Campaign', 'Sender ID', 'Update Fields']],
 	['chatMessage', 'Send a chat message', 'Send', ['Phone Number', 'Recipient Type', 'Message Type', 'Text', 'Options']],
-	['chatMessage', 'Send a chat template message', 'Send Template', ['Phone Number', 'Recipient Type', 'Template', 'Template Language', 'Template Variables', 'Options']],
+	['chatMessage', 'Send a chat template message', 'Send Template', ['Phone Number', 'Recipient Type', 'Template', 'Template Language', 'Options']],
 	['chatTemplate', 'Create a chat template', 'Create', ['Name', 'Category', 'Language', 'Header', 'Body', 'Footer', 'Buttons']],
 	['chatTemplate', 'Delete a chat template', 'Delete', ['Template']],
 	['chatTemplate', 'Get a chat template', 'Get', ['Template']],

@@ -14,8 +14,11 @@ const SEND_TEMPLATE = {
 	action: 'Send a chat template message',
 };
 
-export const description: INodeProperties[] = [
-	...changedInV2(
+/**
+ * Version 2's Operation field first: n8n's nodes panel builds a node's actions from the first
+ * Operation field of a resource (whatever its version), and new nodes are version 2.
+ */
+const [operationV1, operationV2] = changedInV2(
 		{
 			displayName: 'Operation',
 			name: 'operation',
@@ -44,7 +47,11 @@ export const description: INodeProperties[] = [
 			],
 			default: 'sendTemplate',
 		},
-	),
+);
+
+export const description: INodeProperties[] = [
+	operationV2,
+	operationV1,
 	...send.description,
 	...sendTemplate.description,
 ];
