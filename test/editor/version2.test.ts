@@ -50,9 +50,10 @@ describe('node version 2 forms', () => {
 		// Both credentials: the account login for the campaign, the API key for the sender ID list.
 		expect(await page.locator('[data-test-id="node-credentials-select"]').count()).toBe(2);
 		await useCredential(page, CREDENTIAL_NAMES.starter);
-		await pickerShows('senderId', 'SVCTEST');
-		await page.keyboard.press('Escape');
+		// The credential list closes with an animation; the picture is of the form.
+		await page.waitForTimeout(800);
 		await docsPicture(session, 'v2-campaign-create');
+		await pickerShows('senderId', 'SVCTEST');
 	});
 
 	test('Campaign → Update: the sender ID picker with no switch', async () => {
@@ -82,9 +83,10 @@ describe('node version 2 forms', () => {
 		expect(labels).not.toContain('Message Type');
 		await page.getByText(/Only APPROVED templates are listed\. An empty list: create one with Chat Template → Create/).first().waitFor();
 		await useCredential(page, CREDENTIAL_NAMES.starter);
-		await pickerShows('template', 'otp_code');
-		await page.keyboard.press('Escape');
+		// The credential list closes with an animation; the picture is of the form.
+		await page.waitForTimeout(800);
 		await docsPicture(session, 'v2-chat-send-template');
+		await pickerShows('template', 'otp_code');
 	});
 
 	test('Chat Message → Send: Message Type no longer offers Template', async () => {
