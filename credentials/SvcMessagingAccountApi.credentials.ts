@@ -93,6 +93,7 @@ export class SvcMessagingAccountApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description: 'Address of the messaging service, without a trailing path',
+			hint: "The service's API address from its developer documentation or the dashboard (where API keys are created); the same for both SVC Messaging credentials",
 		},
 		{
 			displayName: 'Email',

@@ -60,6 +60,7 @@ export class SvcMessagingApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description: 'Address of the messaging service, without a trailing path',
+			hint: "The service's API address from its developer documentation or the dashboard (where API keys are created); the same for both SVC Messaging credentials",
 		},
 		{
 			displayName: 'API Key',
@@ -80,12 +81,23 @@ export class SvcMessagingApi implements ICredentialType {
 			displayOptions: { show: { apiKey: [{ _cnd: { regex: '^svc_test_' } }] } },
 		},
 		{
+			// Once saved, the editor shows n8n's placeholder instead of the key (CREDENTIAL_BLANKING_VALUE
+			// in n8n's constants), so the notice above cannot read the key any more; this one says what to check.
+			displayName:
+				'The saved API key is hidden here. A key starting with svc_test_ is a sandbox key: the service accepts requests but sends no real messages, and the node\'s results say sandbox: true.',
+			name: 'sandboxSavedNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { apiKey: [{ _cnd: { regex: '^__n8n_BLANK_VALUE_' } }] } },
+		},
+		{
 			displayName: 'Plan',
 			name: 'plan',
 			type: 'options',
 			default: 'free',
 			description:
 				"The account's plan. It sets the request rate and the recipients per bulk call that the node keeps to.",
+			hint: "Pick the plan the SVC Messaging dashboard shows for the account (its billing page). A plan above the account's sends faster and in bigger bulk calls than the account may: the service answers 429 Too Many Requests (the node waits and retries) or refuses the call. A lower plan only sends slower.",
 			options: [
 				{ name: 'Free (5 Requests/s, 100 Recipients per Call)', value: 'free' },
 				{ name: 'Starter (20 Requests/s, 1,000 Recipients per Call)', value: 'starter' },

@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { DOCUMENTATION_URL } from './transport/service';
 import { triggerProperties } from './trigger/properties';
 import { deliveryReportWebhookMethods } from './trigger/registration';
 import { handleDeliveryReport } from './trigger/webhook';
@@ -19,6 +20,7 @@ export class SvcMessagingTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
 		description: 'Starts the workflow when the SVC messaging service reports an SMS delivery status',
+		documentationUrl: DOCUMENTATION_URL,
 		defaults: {
 			name: 'SVC Messaging Trigger',
 		},

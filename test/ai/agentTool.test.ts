@@ -200,7 +200,10 @@ describe('SVC Messaging Tool: description and arguments', () => {
 		expect(cap.map((p) => [p.default, p.displayOptions!.show!.resource, p.displayOptions!.show!.operation])).toEqual([
 			[DEFAULT_AGENT_MESSAGE_CAP, ['sms'], ['send', 'sendBulk', 'sendAndWaitForDelivery']],
 			[DEFAULT_AGENT_MESSAGE_CAP, ['chatMessage'], ['send']],
+			// Node version 2's Send Template sends too.
+			[DEFAULT_AGENT_MESSAGE_CAP, ['chatMessage'], ['sendTemplate']],
 		]);
+		expect(cap[2].displayOptions!.show!['@version']).toEqual([2]);
 	});
 
 	it('a national number works with the tool’s Default Country', async () => {

@@ -17,13 +17,15 @@ import { addFromNodesPanel, openEditor, openProbe, screenshot, searchNodes, useC
 const FORMS: Array<[string, string, string, string[]]> = [
 	['account', 'Get the account balance', 'Get Balance', []],
 	['campaign', 'Cancel a campaign', 'Cancel', ['Campaign']],
-	['campaign', 'Create a campaign', 'Create', ['Name', 'Message', 'Sender ID', 'Recipients', 'Phone Numbers', 'Contact Group IDs', 'Check Balance Before Sending', 'Options']],
+	// Node version 2 (new nodes): one campaign for all items by default, so "Phone Number" per item; Scheduled Time shown.
+	['campaign', 'Create a campaign', 'Create', ['Name', 'Message', 'Sender ID', 'Recipients', 'Phone Number', 'Contact Group IDs', 'Scheduled Time', 'Check Balance Before Sending', 'Options']],
 	['campaign', 'Delete a campaign', 'Delete', ['Campaign']],
 	['campaign', 'Get a campaign', 'Get', ['Campaign']],
 	['campaign', 'Get many campaigns', 'Get Many', ['Return All', 'Limit', 'Filters']],
 	['campaign', 'Send a campaign now', 'Send Now', ['Campaign', 'Check Balance Before Sending']],
 	['campaign', 'Update a campaign', 'Update', ['Campaign', 'Sender ID', 'Update Fields']],
 	['chatMessage', 'Send a chat message', 'Send', ['Phone Number', 'Recipient Type', 'Message Type', 'Text', 'Options']],
+	['chatMessage', 'Send a chat template message', 'Send Template', ['Phone Number', 'Recipient Type', 'Template', 'Template Language', 'Options']],
 	['chatTemplate', 'Create a chat template', 'Create', ['Name', 'Category', 'Language', 'Header', 'Body', 'Footer', 'Buttons']],
 	['chatTemplate', 'Delete a chat template', 'Delete', ['Template']],
 	['chatTemplate', 'Get a chat template', 'Get', ['Template']],
@@ -45,8 +47,8 @@ const OUR_CODE = /svcMessaging|svc-messaging|SvcMessaging/;
 /**
  * Requests n8n itself makes about any community node, which fail here by design: its update check
  * on the npm registry (offline here; unpublished package), and n8n 2's optional output-schema files
- * (`/schemas/<type>/<version>/<resource>/<operation>.json`, which this package does not ship: n8n
- * then learns the output's shape from a run).
+ * (`/schemas/<type>/<version>/<resource>/<operation>.json`, which this package ships only for SMS Send,
+ * Send Bulk, Send and Wait, Get Message and the trigger: for the others n8n learns the output's shape from a run).
  */
 const N8N_PROBES = /^https:\/\/registry\.npmjs\.org\/|\/schemas\/n8n-nodes-svc-messaging\.[A-Za-z]+\/[\d.]+\/[\w/]+\.json$/;
 
@@ -126,13 +128,11 @@ describe('pickers and the variable mapper list what the service has', () => {
 		await screenshot(session, 'picker-template');
 	});
 
-	test('Chat Message → Send with a template: the mapper shows the chosen template\'s variables', async () => {
+	test('Chat Message → Send Template: the mapper shows the chosen template\'s variables', async () => {
 		const { page } = session;
 		await openProbe(session);
-		await addFromNodesPanel(session, 'SVC Messaging', 'Send a chat message');
+		await addFromNodesPanel(session, 'SVC Messaging', 'Send a chat template message');
 		await useCredential(page, CREDENTIAL_NAMES.starter);
-		await page.locator('[data-test-id="parameter-input-messageType"]').first().click();
-		await page.getByText('Template', { exact: true }).first().click();
 		await listEntries('template', ['otp_code']);
 		await page.getByText(/^otp_code( \(|$)/).first().click();
 		await page.getByText('Body {{1}}').first().waitFor();

@@ -3,7 +3,7 @@
  * against the package and the emulator set up as `npm run dev` does it — on free ports, in a fresh
  * temporary user folder.
  */
-import { mkdirSync } from 'fs';
+import { copyFileSync, mkdirSync } from 'fs';
 import { join } from 'path';
 
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
@@ -119,4 +119,13 @@ export async function visibleLabels(page: Page): Promise<string[]> {
 
 export async function screenshot(session: EditorSession, name: string): Promise<void> {
 	await session.page.screenshot({ path: join(SCREENSHOTS, `n8n${session.target}`, `${name}.png`) });
+}
+
+/** Saves a screenshot; with n8n 1 (the README's pictures) also in docs/images/, which is committed. */
+export async function docsPicture(session: EditorSession, name: string): Promise<void> {
+	await screenshot(session, name);
+	if (session.target !== '1') return;
+	const images = join(ROOT, 'docs', 'images');
+	mkdirSync(images, { recursive: true });
+	copyFileSync(join(SCREENSHOTS, `n8n${session.target}`, `${name}.png`), join(images, `${name}.png`));
 }

@@ -53,6 +53,8 @@ export interface NodeSetup {
 	/** Node settings as n8n stores them. */
 	settings?: Partial<Pick<INode, 'onError' | 'retryOnFail' | 'maxTries'>>;
 	executionId?: string;
+	/** The node's version as the workflow saved it; default 1 (the version the suites were written for). */
+	typeVersion?: number;
 	/** n8n's execution mode; 'retry' is what the executions list's Retry starts. Default 'manual'. */
 	mode?: WorkflowExecuteMode;
 }
@@ -70,7 +72,7 @@ function buildNode(setup: NodeSetup): { workflow: Workflow; node: INode } {
 		id: 'node-under-test',
 		name: 'SVC Messaging',
 		type: setup.type ?? `${packageName}.svcMessaging`,
-		typeVersion: 1,
+		typeVersion: setup.typeVersion ?? 1,
 		position: [0, 0],
 		parameters: setup.parameters as INode['parameters'],
 		credentials,

@@ -8,7 +8,8 @@ import * as chatTemplate from './chatTemplate';
 import * as senderId from './senderId';
 import * as sms from './sms';
 import { toolProperties } from './tool.descriptions';
-import { DELIVERY_WAIT } from '../transport/service';
+import { DELIVERY_WAIT, DOCUMENTATION_URL } from '../transport/service';
+import { examplePlaceholdersInV2, LATEST_VERSION, NODE_VERSIONS } from './versions';
 
 const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate'];
 
@@ -22,9 +23,11 @@ function subtitleOf(properties: INodeProperties[]): string {
 	const resources = Object.fromEntries(resourceOptions.map((o) => [o.value, o.name]));
 	const operations: Record<string, string> = {};
 	for (const [resource, module] of Object.entries(modules)) {
-		const operation = module.description.find((p) => p.name === 'operation');
-		for (const option of (operation?.options ?? []) as Array<{ name: string; value: string }>) {
-			operations[`${resource}.${option.value}`] = option.name;
+		// Every version's Operation field (version 2 adds Chat Message → Send Template).
+		for (const operation of module.description.filter((p) => p.name === 'operation')) {
+			for (const option of (operation.options ?? []) as Array<{ name: string; value: string }>) {
+				operations[`${resource}.${option.value}`] = option.name;
+			}
 		}
 	}
 	return `={{ ${JSON.stringify(resources)}[$parameter["resource"]] + ": " + ${JSON.stringify(operations)}[$parameter["resource"] + "." + $parameter["operation"]] }}`;
@@ -34,8 +37,12 @@ export const versionDescription: INodeTypeDescription = {
 	displayName: 'SVC Messaging',
 	name: 'svcMessaging',
 	group: ['output'],
-	version: 1,
+	// Version 2 changes defaults and forms (actions/versions.ts); version 1 workflows keep theirs.
+	version: NODE_VERSIONS,
+	defaultVersion: LATEST_VERSION,
 	description: 'Send SMS, campaigns and chat messages with the SVC messaging service',
+	// An http(s) documentationUrl is opened as it is; the codex link gets '?utm_…' appended after its '#anchor'.
+	documentationUrl: DOCUMENTATION_URL,
 	defaults: { name: 'SVC Messaging' },
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],
@@ -134,3 +141,4 @@ export const versionDescription: INodeTypeDescription = {
 
 // Set after the description: n8n's lint reads the Resource options only as an inline array.
 versionDescription.subtitle = subtitleOf(versionDescription.properties);
+versionDescription.properties = examplePlaceholdersInV2(versionDescription.properties);

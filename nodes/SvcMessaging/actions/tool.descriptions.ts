@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_AGENT_MESSAGE_CAP, CAPPED_OPERATIONS } from '../aiTool/agentCap';
+import { onlyV2 } from './versions';
 
 /**
  * What "SVC Messaging Tool" tells a model, per operation. n8n shows these as the tool's
@@ -130,4 +131,14 @@ const capFields: INodeProperties[] = Object.entries(CAPPED_OPERATIONS).map(
 	}),
 );
 
-export const toolProperties: INodeProperties[] = [...descriptionFields, ...capFields];
+/** Version 2's Send Template, as a tool: its description and the same message cap. */
+const sendTemplateFields: INodeProperties[] = onlyV2(
+	{
+		...descriptionFields.find((f) => f.displayOptions?.show?.resource?.[0] === 'chatMessage')!,
+		default: `Sends one approved chat template message to one phone number through the SVC messaging service. This sends a real, charged message. Needs: ${PHONE}; and the values of the template's variables. A template is the only way to start a conversation with a recipient who has not written first. Returns: accepted (true), messageId, status, phoneNumber, templateName, creditsUsed, creditsRemaining. Do not call it again for a message that returned a messageId. ${SEND_LIMIT} ${REFUSAL}`,
+		displayOptions: { show: { '@tool': [true], resource: ['chatMessage'], operation: ['sendTemplate'] } },
+	},
+	{ ...capFields.find((f) => f.displayOptions?.show?.resource?.[0] === 'chatMessage')!, displayOptions: { show: { '@tool': [true], resource: ['chatMessage'], operation: ['sendTemplate'] } } },
+);
+
+export const toolProperties: INodeProperties[] = [...descriptionFields, ...capFields, ...sendTemplateFields];

@@ -32,6 +32,39 @@ const HINTS: Record<string, string> = {
 
 const NETWORK_ERROR = 'NETWORK_ERROR';
 
+/**
+ * Node version 2's error titles say what happened (n8n's guideline), with `[item N]`; the request's
+ * method and path move to the description, after what to do. Version 1 keeps its titles
+ * ("POST /api/sms/send-api failed: CODE – message"), which saved workflows may test for.
+ */
+const TITLES: Record<string, string> = {
+	UNAUTHORIZED: 'The service refused the credential',
+	BAD_REQUEST: 'The service refused the request',
+	INSUFFICIENT_CREDITS: 'Not enough credits on the account',
+	PAYLOAD_TOO_LARGE: 'Too many recipients in one call for the plan',
+	INVALID_PHONE_NUMBER: 'The service refused the phone number',
+	MESSAGE_TOO_LONG: 'The message is too long',
+	INVALID_SENDER_ID: 'The service refused the sender ID',
+	EMPTY_RECIPIENTS: 'The bulk send had no recipients',
+	CHAT_OPT_IN_REQUIRED: 'The recipient has not opted in to chat messages',
+	CHAT_NUMBER_NOT_REGISTERED: "The account's chat number is not registered",
+	INVALID_MEDIA_URL: 'The service refused the media link',
+	RATE_LIMIT_EXCEEDED: "The plan's request rate was exceeded",
+	NOT_FOUND: 'The service found nothing with this ID',
+	INVALID_CAMPAIGN_STATUS: 'The campaign cannot be changed in its status',
+	TEMPLATE_ALREADY_EXISTS: 'A template with this name exists already',
+	INVALID_TEMPLATE: 'The service refused the template',
+	INVALID_CONTACT_GROUP: 'Unknown contact group',
+};
+
+function titledErrors(node: INode): boolean {
+	return node.typeVersion >= 2;
+}
+
+const itemSuffix = (itemIndex: number | undefined) => (itemIndex === undefined ? '' : ` [item ${itemIndex}]`);
+
+const withRequest = (hint: string | undefined, request: string) => `${hint ? `${hint} ` : ''}(Request: ${request}.)`;
+
 export interface ServiceErrorBody {
 	code?: string;
 	message?: string;
@@ -48,11 +81,15 @@ export function serviceError(
 	const code = detail.code ?? `HTTP_${httpCode}`;
 	const serviceMessage = detail.message ?? `HTTP ${httpCode}`;
 	const ambiguous = httpCode >= 500 && context.what.startsWith('POST');
+	const hint = ambiguous
+		? 'The service answered with a server error after receiving the request, so it may have processed it. The request was not repeated, to avoid sending a message twice: check the delivery reports or the message list before sending again.'
+		: HINTS[code];
+	const v2 = titledErrors(node);
 	const error = new NodeApiError(node, { code, message: serviceMessage, statusCode: httpCode } as JsonObject, {
-		message: `${context.what} failed: ${code} – ${serviceMessage}`,
-		description: ambiguous
-			? 'The service answered with a server error after receiving the request, so it may have processed it. The request was not repeated, to avoid sending a message twice: check the delivery reports or the message list before sending again.'
-			: (HINTS[code] ?? undefined),
+		message: v2
+			? `${TITLES[code] ?? 'The service refused the request'}: ${serviceMessage}${itemSuffix(context.itemIndex)}`
+			: `${context.what} failed: ${code} – ${serviceMessage}`,
+		description: v2 ? withRequest(hint, `${context.what} → HTTP ${httpCode} ${code}`) : (hint ?? undefined),
 		httpCode: String(httpCode),
 		itemIndex: context.itemIndex,
 	});
@@ -70,13 +107,17 @@ export function transportError(
 	node: INode,
 	context: { itemIndex?: number; what: string; mayHaveBeenProcessed: boolean },
 ): NodeApiError {
+	const hint = context.mayHaveBeenProcessed
+		? 'The connection broke after the request was sent, so the service may have accepted it. It was not repeated, to avoid a duplicate message: check the delivery reports or the message list before sending again.'
+		: 'Nothing reached the service. Check the Base URL in the credential and the network or proxy settings of n8n.';
+	const v2 = titledErrors(node);
 	const error = new NodeApiError(node, { code: NETWORK_ERROR, message: NETWORK_ERROR } as JsonObject, {
-		message: context.mayHaveBeenProcessed
-			? `${context.what} failed: no answer from the service (${NETWORK_ERROR})`
-			: `${context.what} failed: the service could not be reached (${NETWORK_ERROR})`,
-		description: context.mayHaveBeenProcessed
-			? 'The connection broke after the request was sent, so the service may have accepted it. It was not repeated, to avoid a duplicate message: check the delivery reports or the message list before sending again.'
-			: 'Nothing reached the service. Check the Base URL in the credential and the network or proxy settings of n8n.',
+		message: v2
+			? `${context.mayHaveBeenProcessed ? 'No answer from the service: the request may have been processed' : 'The service could not be reached'}${itemSuffix(context.itemIndex)}`
+			: context.mayHaveBeenProcessed
+				? `${context.what} failed: no answer from the service (${NETWORK_ERROR})`
+				: `${context.what} failed: the service could not be reached (${NETWORK_ERROR})`,
+		description: v2 ? withRequest(hint, `${context.what} → ${NETWORK_ERROR}`) : hint,
 		itemIndex: context.itemIndex,
 	});
 	if (context.mayHaveBeenProcessed) error.context.mayHaveBeenProcessed = true;

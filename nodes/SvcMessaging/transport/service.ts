@@ -141,3 +141,9 @@ export const SEND_LEDGER = {
  * answered: two Business calls of 10,000 (Starter's request window, ten calls of 1,000, is smaller).
  */
 export const BULK_RECIPIENTS_IN_FLIGHT = 20_000;
+
+/**
+ * The nodes' documentation (both nodes' `documentationUrl`). The editor opens an http(s)
+ * documentationUrl as it is; a codex link gets '?utm_…' appended, after its '#anchor'.
+ */
+export const DOCUMENTATION_URL = 'https://github.com/svc-messaging/n8n-nodes-svc-messaging#nodes-and-credentials';

@@ -45,6 +45,17 @@ export const useApiKeyField: INodeProperties = {
 };
 
 /**
+ * Version 2: the picker is always there, as on SMS Send (its "By ID" mode takes a typed sender ID);
+ * the switch stays, hidden and on, because it is what shows the API key credential.
+ */
+export const senderIdPickerAlwaysOn: INodeProperties = {
+	displayName: 'Use API Key',
+	name: 'useApiKey',
+	type: 'hidden',
+	default: true,
+};
+
+/**
  * Sender ID as a picker (From List / By ID) when "Pick Sender ID From Account List" is on, else a
  * text field. Two names, not one name with two types: n8n keeps a value across a switch between
  * same-named fields, which would leave a picker object in a text field.

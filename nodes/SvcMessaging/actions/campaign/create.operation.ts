@@ -5,9 +5,13 @@ import type { ItemFailure } from '../../sending/outcomes';
 import { wrapError } from '../../transport/errors';
 import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
 import { balanceCheckField } from './campaignCredits';
-import { senderIdFields, useApiKeyField } from './campaignFields';
+import { senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
 import { itemNumbers, numbersOfAllItems, prepareCampaign, type PreparedCampaign, type RecipientsSource } from './createBody';
 import { createCampaigns, type CampaignToCreate } from './createRequests';
+import { changedInV2, onlyV1, onlyV2 } from '../versions';
+
+const SCHEDULED_AT_DESCRIPTION =
+	"When the service sends the campaign, in the workflow's timezone; must be in the future. Without it the campaign is created as a DRAFT, to send later with Send Now.";
 
 const properties: INodeProperties[] = [
 	{
@@ -30,83 +34,97 @@ const properties: INodeProperties[] = [
 			'Sent to every recipient, up to 1600 characters. A segment holds 160 GSM-7 characters, or 70 when the text has emoji or other Unicode; each segment costs one credit per recipient.',
 		hint: 'The output shows the encoding, segments and the estimated credits of the campaign',
 	},
-	useApiKeyField,
+	...onlyV1(useApiKeyField),
+	...onlyV2(senderIdPickerAlwaysOn),
 	...senderIdFields('An approved sender ID of the account (required for campaigns), e.g. ACMEKE', true),
-	{
-		displayName: 'Recipients',
-		name: 'recipientsSource',
-		type: 'options',
-		noDataExpression: true,
-		default: 'list',
-		description: 'Where the phone numbers come from. Contact groups can be added in every case.',
-		options: [
-			{
-				name: 'Contact Groups Only (One Campaign per Input Item)',
-				value: 'none',
-				description: 'Each input item creates one campaign for the contact groups below',
-			},
-			{
-				name: 'List of Numbers in Each Item (One Campaign per Input Item)',
-				value: 'list',
-				description: 'Each input item creates one campaign; "Phone Numbers" holds its recipients',
-			},
-			{
-				name: 'One Number per Input Item (One Campaign for All Items)',
-				value: 'items',
-				description:
-					'E.g. one row of a sheet per recipient: all input items are collected into a single campaign; the other fields are read from the first item.',
-			},
-		],
-	},
-	{
-		displayName: 'Phone Numbers',
-		name: 'phoneNumbers',
-		type: 'string',
-		default: '',
-		placeholder: '+254712345678, +254722000111',
-		description:
-			'Recipients separated by commas or new lines, or an expression giving an array of numbers. E.164, or national numbers with Default Country set.',
-		displayOptions: { show: { recipientsSource: ['list'] } },
-	},
-	{
-		displayName: 'Phone Number',
-		name: 'phoneNumber',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: '={{ $json.phone }}',
-		description: "This item's recipient, in E.164 format or national format with Default Country set",
-		displayOptions: { show: { recipientsSource: ['items'] } },
-	},
-	{
-		displayName: 'Contact Group IDs',
-		name: 'contactGroupIds',
-		type: 'string',
-		default: '',
-		placeholder: '1, 2',
-		description:
-			"IDs of the account's contact groups whose members also receive the campaign, separated by commas, or an expression giving an array. A campaign needs phone numbers, contact groups or both.",
-	},
+	...changedInV2(
+		{
+			displayName: 'Recipients',
+			name: 'recipientsSource',
+			type: 'options',
+			noDataExpression: true,
+			default: 'list',
+			description: 'Where the phone numbers come from. Contact groups can be added in every case.',
+			options: [
+				{
+					name: 'Contact Groups Only (One Campaign per Input Item)',
+					value: 'none',
+					description: 'Each input item creates one campaign for the contact groups below',
+				},
+				{
+					name: 'List of Numbers in Each Item (One Campaign per Input Item)',
+					value: 'list',
+					description: 'Each input item creates one campaign; "Phone Numbers" holds its recipients',
+				},
+				{
+					name: 'One Number per Input Item (One Campaign for All Items)',
+					value: 'items',
+					description:
+						'E.g. one row of a sheet per recipient: all input items are collected into a single campaign; the other fields are read from the first item.',
+				},
+			],
+		},
+		// One campaign for all items: 100 rows make one campaign of 100 recipients, not 100 campaigns.
+		{ default: 'items' },
+	),
+	...changedInV2(
+		{
+			displayName: 'Phone Numbers',
+			name: 'phoneNumbers',
+			type: 'string',
+			default: '',
+			placeholder: '+254712345678, +254722000111',
+			description:
+				'Recipients separated by commas or new lines, or an expression giving an array of numbers. E.164, or national numbers with Default Country set.',
+			displayOptions: { show: { recipientsSource: ['list'] } },
+		},
+		{ placeholder: 'e.g. +254712345678, +254722000111' },
+	),
+	...changedInV2(
+		{
+			displayName: 'Phone Number',
+			name: 'phoneNumber',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: '={{ $json.phone }}',
+			description: "This item's recipient, in E.164 format or national format with Default Country set",
+			displayOptions: { show: { recipientsSource: ['items'] } },
+		},
+		{ placeholder: 'e.g. +254712345678 or {{ $json.phone }}' },
+	),
+	...changedInV2(
+		{
+			displayName: 'Contact Group IDs',
+			name: 'contactGroupIds',
+			type: 'string',
+			default: '',
+			placeholder: '1, 2',
+			description:
+				"IDs of the account's contact groups whose members also receive the campaign, separated by commas, or an expression giving an array. A campaign needs phone numbers, contact groups or both.",
+		},
+		{ placeholder: 'e.g. 1, 2' },
+	),
+	...onlyV2({
+		// Shown, not in Options: a scheduled campaign is the main use of a campaign.
+		...scheduledAtOption,
+		description: SCHEDULED_AT_DESCRIPTION,
+	}),
 	{
 		...balanceCheckField('the campaign'),
 		hint: 'With contact groups, the campaign is first created as a draft to count its recipients, and deleted again if the credits are short',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			defaultCountryOption,
-			numberCheckOption,
-			{
-				...scheduledAtOption,
-				description:
-					"When the service sends the campaign, in the workflow's timezone; must be in the future. Without it the campaign is created as a DRAFT, to send later with Send Now.",
-			},
-		],
-	},
+	...changedInV2(
+		{
+			displayName: 'Options',
+			name: 'options',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			options: [defaultCountryOption, numberCheckOption, { ...scheduledAtOption, description: SCHEDULED_AT_DESCRIPTION }],
+		},
+		{ options: [defaultCountryOption, numberCheckOption] },
+	),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['create'] } }, properties);

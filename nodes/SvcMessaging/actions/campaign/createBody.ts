@@ -7,6 +7,7 @@ import { analyzeMessage } from '../../rules/segments';
 import { futureTime } from '../../rules/smsFields';
 import { INVALID_INPUT, withErrorCode } from '../../transport/errors';
 import { perItemParameter } from '../parameters';
+import { isV2 } from '../versions';
 import { readNumberOptions, readSenderId } from './campaignFields';
 
 // Campaign Create's parameter reading and validation: nothing here sends (createRequests.ts does).
@@ -31,7 +32,7 @@ export function prepareCampaign(ctx: IExecuteFunctions, i: number, manualNumbers
 	const contactGroupIds = [...new Set(contactGroupIdsOf(ctx.getNode(), ctx.getNodeParameter('contactGroupIds', i, ''), i))];
 	checkHasRecipients(node, i, manualNumbers, contactGroupIds, ctx.getNodeParameter('recipientsSource', 0) === 'none');
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
-	const scheduledAt = futureTime(ctx, options.scheduledAt, i);
+	const scheduledAt = futureTime(ctx, isV2(ctx) ? ctx.getNodeParameter('scheduledAt', i, '') : options.scheduledAt, i);
 	const numbers = [...new Set(manualNumbers)];
 	const body: IDataObject = { name, message, senderId };
 	if (numbers.length) body.manualNumbers = numbers;

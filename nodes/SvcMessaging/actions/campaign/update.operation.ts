@@ -14,12 +14,14 @@ import {
 import { futureTime } from '../../rules/smsFields';
 import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
 import { messagePreview } from './campaignCredits';
-import { campaignIdLocator, readCampaignId, readNumberOptions, readSenderId, senderIdFields, useApiKeyField } from './campaignFields';
+import { campaignIdLocator, readCampaignId, readNumberOptions, readSenderId, senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
+import { onlyV1, onlyV2 } from '../versions';
 import { campaignRequest } from './campaignStatus';
 
 const properties: INodeProperties[] = [
 	campaignIdLocator('The campaign to change. Only DRAFT and SCHEDULED campaigns can be updated.'),
-	useApiKeyField,
+	...onlyV1(useApiKeyField),
+	...onlyV2(senderIdPickerAlwaysOn),
 	...senderIdFields('New sender ID (an approved sender ID of the account). Leave empty to keep the current one.', false),
 	{
 		displayName: 'Update Fields',

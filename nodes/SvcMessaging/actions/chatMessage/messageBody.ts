@@ -47,7 +47,9 @@ export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCach
 	const node = ctx.getNode();
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
 	const phoneNumber = checkPhone(node, i, ctx.getNodeParameter('phoneNumber', i), options, 'format');
-	const type = checkField(node, MESSAGE_TYPE, ctx.getNodeParameter('messageType', i), i, 'Message Type');
+	// Version 2's Send Template has no Message Type field: the operation is the type.
+	const messageType = ctx.getNodeParameter('operation', 0) === 'sendTemplate' ? 'template' : ctx.getNodeParameter('messageType', i);
+	const type = checkField(node, MESSAGE_TYPE, messageType, i, 'Message Type');
 	const recipientType = checkField(node, RECIPIENT_TYPE, ctx.getNodeParameter('recipientType', i, 'individual'), i, 'Recipient Type');
 	const body: IDataObject = { phoneNumber, type, recipientType };
 

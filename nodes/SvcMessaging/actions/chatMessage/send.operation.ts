@@ -7,47 +7,78 @@ import { postEach, type PreparedOrFailed, type PreparedPost } from '../../sendin
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
 import { defaultCountryOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
+import { changedInV2 } from '../versions';
 import { MEDIA_TYPES, newSendCache, prepareChatMessage, type SendCache } from './messageBody';
 
+const MESSAGE_TYPE_OPTIONS_V2 = [
+	{ name: 'Document', value: 'document', description: 'PDF, DOC(X), XLS(X) or PPT(X), up to 100 MB' },
+	{ name: 'Image', value: 'image', description: 'JPEG, PNG or WEBP, up to 5 MB' },
+	{ name: 'Text', value: 'text' },
+	{ name: 'Video', value: 'video', description: 'MP4 or 3GPP, up to 16 MB' },
+];
+
+export const phoneNumberField: INodeProperties = {
+	displayName: 'Phone Number',
+	name: 'phoneNumber',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: '+254712345678',
+	description:
+		'Recipient in E.164 format (or a national number when Default Country is set). The recipient must have opted in to your chat messages.',
+};
+
+export const recipientTypeField: INodeProperties = {
+	displayName: 'Recipient Type',
+	name: 'recipientType',
+	type: 'options',
+	default: 'individual',
+	options: [
+		{ name: 'Individual', value: 'individual' },
+		{ name: 'Group', value: 'group' },
+	],
+};
+
+/** Chat recipients may be in any country, so only the format is checked by default. */
+export const chatNumberCheckOption: INodeProperties = {
+	...numberCheckOption,
+	default: 'format',
+	description: 'How strictly numbers are checked before anything is sent (chat recipients may be in any country)',
+	options: [
+		{ name: 'E.164 Format Only', value: 'format', description: 'Any country' },
+		{
+			name: 'Valid Mobile Number of a Supported Country',
+			value: 'mobile',
+			description: 'Kenya, Nigeria, Uganda, Tanzania, Rwanda or Ghana only',
+		},
+	],
+};
+
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Phone Number',
-		name: 'phoneNumber',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: '+254712345678',
-		description:
-			'Recipient in E.164 format (or a national number when Default Country is set). The recipient must have opted in to your chat messages.',
-	},
-	{
-		displayName: 'Recipient Type',
-		name: 'recipientType',
-		type: 'options',
-		default: 'individual',
-		options: [
-			{ name: 'Individual', value: 'individual' },
-			{ name: 'Group', value: 'group' },
-		],
-	},
-	{
-		displayName: 'Message Type',
-		name: 'messageType',
-		type: 'options',
-		noDataExpression: true,
-		default: 'text',
-		options: [
-			{ name: 'Document', value: 'document', description: 'PDF, DOC(X), XLS(X) or PPT(X), up to 100 MB' },
-			{ name: 'Image', value: 'image', description: 'JPEG, PNG or WEBP, up to 5 MB' },
-			{
-				name: 'Template',
-				value: 'template',
-				description: 'An approved template: the only way to start a conversation the recipient has not',
-			},
-			{ name: 'Text', value: 'text' },
-			{ name: 'Video', value: 'video', description: 'MP4 or 3GPP, up to 16 MB' },
-		],
-	},
+	...changedInV2(phoneNumberField, { placeholder: 'e.g. +254712345678' }),
+	recipientTypeField,
+	...changedInV2(
+		{
+			displayName: 'Message Type',
+			name: 'messageType',
+			type: 'options',
+			noDataExpression: true,
+			default: 'text',
+			options: [
+				{ name: 'Document', value: 'document', description: 'PDF, DOC(X), XLS(X) or PPT(X), up to 100 MB' },
+				{ name: 'Image', value: 'image', description: 'JPEG, PNG or WEBP, up to 5 MB' },
+				{
+					name: 'Template',
+					value: 'template',
+					description: 'An approved template: the only way to start a conversation the recipient has not',
+				},
+				{ name: 'Text', value: 'text' },
+				{ name: 'Video', value: 'video', description: 'MP4 or 3GPP, up to 16 MB' },
+			],
+		},
+		// Version 2: templates are their own operation, Send Template.
+		{ options: MESSAGE_TYPE_OPTIONS_V2 },
+	),
 	{
 		displayName: 'Text',
 		name: 'text',
@@ -135,19 +166,7 @@ const properties: INodeProperties[] = [
 					'Whether to allow media links to private, loopback and link-local hosts (e.g. 10.0.0.5, 127.0.0.1, localhost, 169.254.169.254). Off, such links are refused before anything is requested or sent, and "Verify Media Link" also refuses a host name that resolves to one.',
 			},
 			defaultCountryOption,
-			{
-				...numberCheckOption,
-				default: 'format',
-				description: 'How strictly numbers are checked before anything is sent (chat recipients may be in any country)',
-				options: [
-					{ name: 'E.164 Format Only', value: 'format', description: 'Any country' },
-					{
-						name: 'Valid Mobile Number of a Supported Country',
-						value: 'mobile',
-						description: 'Kenya, Nigeria, Uganda, Tanzania, Rwanda or Ghana only',
-					},
-				],
-			},
+			chatNumberCheckOption,
 			{
 				displayName: 'Verify Media Link',
 				name: 'verifyMediaLink',
@@ -162,6 +181,11 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['chatMessage'], operation: ['send'] } }, properties);
+
+/** Template, Template Language and Template Variables, without their Message Type condition (for Send Template). */
+export const templateFields: INodeProperties[] = properties
+	.filter((p) => ['template', 'templateLanguage', 'templateVariables'].includes(p.name))
+	.map(({ displayOptions: _shownForTemplateType, ...field }) => field);
 
 const caches = new WeakMap<IExecuteFunctions, SendCache>();
 

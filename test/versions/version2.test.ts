@@ -1,0 +1,144 @@
+/**
+ * Issue 25: what node version 2 (the version of new nodes) does with its new defaults and fields,
+ * run in n8n-core's context against the emulator. Parameters hold only what a user sets: the rest
+ * are version 2's defaults.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { SEED_KEYS, SEED_LOGINS, startEmulator, type RunningEmulator } from '../emulator/index';
+import { executeNode, listSearch, shutdownN8nCore, type TestCredentials } from '../helpers/n8n';
+import { jsonTemplate, mapped, templateOp, waitUntil } from '../chat/helpers';
+import { nairobiWallClock } from '../campaign/helpers';
+
+let emu: RunningEmulator;
+
+beforeAll(async () => {
+	emu = await startEmulator({ port: 0, timeScale: 0.001 });
+});
+afterAll(async () => {
+	await emu.close();
+	await shutdownN8nCore();
+});
+beforeEach(() => emu.control.reset());
+
+function credentials(): TestCredentials {
+	return {
+		svcMessagingAccountApi: { baseUrl: emu.url, email: SEED_LOGINS.demo.email, password: SEED_LOGINS.demo.password, accessToken: '' },
+		svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' },
+	};
+}
+
+async function runV2(parameters: IDataObject, items: IDataObject[] = [{}]) {
+	const [out] = await executeNode({ parameters, credentials: credentials(), typeVersion: 2 }, items);
+	return out;
+}
+
+const posts = (path: string) => emu.control.requests().filter((r) => r.method === 'POST' && r.path === path);
+
+describe('node version 2', () => {
+	it('Campaign → Create: 3 rows make one campaign for all of them, scheduled by the Scheduled Time field, sender ID by ID', async () => {
+		const { wall, utc } = nairobiWallClock(2 * 3600_000);
+		const out = await runV2(
+			{
+				resource: 'campaign',
+				name: 'March promotion',
+				message: 'Hello from ACME',
+				senderId: { __rl: true, mode: 'id', value: 'ACMEKE' },
+				phoneNumber: '={{ $json.phone }}',
+				scheduledAt: wall,
+			},
+			[{ phone: '+254712345678' }, { phone: '+254722000111' }, { phone: '+254733000222' }],
+		);
+		expect(out).toHaveLength(1);
+		expect(out[0].json).toMatchObject({ status: 'SCHEDULED', scheduledAt: utc, totalRecipients: 3 });
+		expect(out[0].pairedItem).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(posts('/api/sms/campaigns')).toHaveLength(1);
+		const [stored] = [...emu.state.campaigns.values()];
+		expect(stored).toMatchObject({ senderId: 'ACMEKE', manualNumbers: ['+254712345678', '+254722000111', '+254733000222'] });
+	});
+
+	it("Campaign → Create: the sender ID picker lists the account's sender IDs with no switch turned on", async () => {
+		const parameters = { resource: 'campaign', operation: 'create', senderId: { __rl: true, mode: 'list', value: '' } };
+		const found = await listSearch({ parameters, credentials: credentials(), typeVersion: 2 }, 'searchSenderIds', 'acme');
+		expect(found.results.map((r) => r.value)).toEqual(['ACMEKE']);
+	});
+
+	it('Campaign → Update: a new sender ID from the picker', async () => {
+		const [created] = await runV2({ resource: 'campaign', name: 'A', message: 'Hi', senderId: { __rl: true, mode: 'id', value: 'ACMEKE' }, phoneNumber: '+254712345678' });
+		const [updated] = await runV2({
+			resource: 'campaign',
+			operation: 'update',
+			campaignId: { __rl: true, mode: 'id', value: String(created.json.id) },
+			senderId: { __rl: true, mode: 'list', value: 'ACMEKE' },
+			updateFields: { name: 'B' },
+		});
+		expect(updated.json).toMatchObject({ id: created.json.id, name: 'B', status: 'DRAFT' });
+		expect(emu.control.requests().filter((r) => r.method === 'PATCH')).toHaveLength(1);
+	});
+
+	it('Chat Message: Send Template is the default operation and sends an approved template', async () => {
+		await templateOp(emu.url, 'create', jsonTemplate('order_shipped', [{ type: 'BODY', text: 'Hi {{1}}' }]));
+		await waitUntil(async () => [...emu.state.templates.values()].find((t) => t.status === 'APPROVED'), 'approved');
+		const out = await runV2({
+			resource: 'chatMessage',
+			phoneNumber: '+254712345678',
+			template: { __rl: true, mode: 'list', value: 'order_shipped' },
+			templateVariables: mapped({ body_1: 'Amina' }),
+		});
+		expect(out[0].json).toMatchObject({ accepted: true, type: 'template', templateName: 'order_shipped' });
+		expect(posts('/api/chat/messages')).toHaveLength(1);
+		expect(emu.control.chatMessages()[0].content).toEqual({
+			name: 'order_shipped',
+			language: { code: 'en' },
+			components: [{ type: 'body', parameters: [{ type: 'text', text: 'Amina' }] }],
+		});
+	});
+
+	it('Chat Message → Send still sends text', async () => {
+		const out = await runV2({ resource: 'chatMessage', operation: 'send', phoneNumber: '+254712345678', text: 'Shipped' });
+		expect(out[0].json).toMatchObject({ accepted: true, type: 'text' });
+		expect(emu.control.chatMessages()).toHaveLength(1);
+	});
+});
+
+describe('node version 2 error titles: what happened, [item N]; the request in the description', () => {
+	it('a refused API key', async () => {
+		const error = (await executeNode(
+			{
+				parameters: { resource: 'sms', operation: 'send', phoneNumber: '+254712345678', message: 'Hi', senderId: { __rl: true, mode: 'list', value: '' } },
+				credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: 'svc_live_not_a_key', plan: 'free' } },
+				typeVersion: 2,
+			},
+			[{}],
+		).catch((e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toMatch(/^The service refused the credential: .+ \[item 0\]$/);
+		expect(error.message).not.toMatch(/POST|failed/);
+		expect(error.description).toMatch(/^Check the API key .*\(Request: POST \/api\/sms\/send-api → HTTP 401 UNAUTHORIZED\.\)$/);
+		expect(emu.control.messages()).toHaveLength(0);
+	});
+
+	it('a service that cannot be reached (nothing listens at the Base URL)', async () => {
+		const error = (await executeNode(
+			{
+				parameters: { resource: 'chatMessage', operation: 'send', phoneNumber: '+254712345678', text: 'Hi' },
+				credentials: { svcMessagingApi: { baseUrl: 'http://127.0.0.1:9', apiKey: 'svc_live_x', plan: 'free' } },
+				typeVersion: 2,
+			},
+			[{}],
+		).catch((e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toBe('The service could not be reached [item 0]');
+		expect(error.description).toMatch(/^Nothing reached the service\. Check the Base URL .*\(Request: POST \/api\/chat\/messages → NETWORK_ERROR\.\)$/);
+	});
+
+	it('version 1 keeps its titles', async () => {
+		const error = (await executeNode(
+			{
+				parameters: { resource: 'sms', operation: 'send', phoneNumber: '+254712345678', message: 'Hi', senderId: { __rl: true, mode: 'list', value: '' } },
+				credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: 'svc_live_not_a_key', plan: 'free' } },
+				typeVersion: 1,
+			},
+			[{}],
+		).catch((e: unknown) => e)) as Error;
+		expect(error.message).toMatch(/^POST \/api\/sms\/send-api failed: UNAUTHORIZED – /);
+	});
+});
