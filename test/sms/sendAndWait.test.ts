@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { IExecuteData, INodeExecutionData } from 'n8n-workflow';
 
 import { afterFailedLookup, splitOutcomes, WAIT_KEY, wakeAtOf } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
-import { deadlineSignature } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
+import { deadlineSignature, reportToken } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
 import { description } from '../../nodes/SvcMessaging/actions/sms/sendAndWait.operation';
 import { DELIVERY_WAIT } from '../../nodes/SvcMessaging/transport/service';
 import type { RunningEmulator } from '../emulator';
@@ -125,7 +125,7 @@ describe('the resume webhook (delivery reports at a waiting execution)', () => {
 		const entry = waitingEntry(round);
 		const call = await callWebhook(
 			{ parameters: parameters({ waitMode: 'webhook' }), credentials: credentials() },
-			{ headers: signed, body, rawBody },
+			{ headers: signed, body, rawBody, query: { svcWait: reportToken(SEED_KEYS.business, executionId) } },
 			{},
 			{ executionId, entry },
 		);
