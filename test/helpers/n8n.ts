@@ -55,6 +55,8 @@ export interface NodeSetup {
 	executionId?: string;
 	/** n8n's execution mode; 'retry' is what the executions list's Retry starts. Default 'manual'. */
 	mode?: WorkflowExecuteMode;
+	/** n8n's per-execution data to change (e.g. webhookWaitingBaseUrl: where a waiting execution's resume URL points) */
+	additionalData?: Partial<IWorkflowExecuteAdditionalData>;
 }
 
 let credentialCounter = 0;
@@ -126,7 +128,7 @@ export async function executeNode(
 	const context = new ExecuteContext(
 		workflow,
 		node,
-		additionalData(setup.executionId ?? `exec-${++executionCounter}`),
+		additionalData(setup.executionId ?? `exec-${++executionCounter}`, setup.additionalData),
 		setup.mode ?? 'manual',
 		createRunExecutionData(),
 		0,

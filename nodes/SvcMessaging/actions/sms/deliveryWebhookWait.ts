@@ -106,7 +106,8 @@ async function callWhenDue(call: DeadlineCall): Promise<void> {
 			failure = (error as Error).message;
 			// 409: finished (a report came first: nothing left to do) or running (a report is being handled: try again).
 			if (statusOf(error) !== 409) break;
-			if (/finished/i.test(JSON.stringify((error as { cause?: unknown }).cause ?? failure))) return;
+			const answer = error as { cause?: unknown; response?: { data?: unknown } };
+			if (/finished/i.test(`${failure} ${JSON.stringify(answer.cause ?? answer.response?.data ?? '')}`)) return;
 			await sleep(DELIVERY_WAIT.deadlineRetryMs);
 		}
 	}
