@@ -1,0 +1,87 @@
+/**
+ * Issue 22, item 8: a waiting execution of "Send and Wait for Delivery" must not keep its node
+ * context (input items, run data) in memory until its wake time (up to 24 h). 40 executions wait,
+ * each with 10 items carrying 100 KB of extra JSON; the heap is measured after a full GC
+ * (node --expose-gc) while all of them wait. Before the fix each waiting execution held its whole
+ * context through the wake-up call's closure (about 1.2 MB each).
+ */
+import { SEED_KEYS, startEmulator, type RunningEmulator } from '../emulator';
+import { shutdownN8nCore } from '../helpers/n8n';
+import { recordCase } from './tally';
+import { startWaitingN8n, type WaitingN8n } from './waitingN8n';
+
+const EXECUTIONS = 40;
+const ITEMS = 10;
+const TIMEOUT_S = 20;
+let emu: RunningEmulator;
+let n8n: WaitingN8n;
+
+const gc = (global as unknown as { gc?: () => void }).gc;
+
+beforeAll(async () => {
+	// Slow lifecycle: no message is final while the executions wait, so only the wake-up calls resume them.
+	emu = await startEmulator({ port: 0, timeScale: 1000 });
+	n8n = await startWaitingN8n(() => ({
+		parameters: {
+			resource: 'sms',
+			operation: 'sendAndWaitForDelivery',
+			phoneNumber: '={{ $json.phone }}',
+			message: 'Your code is 123456',
+			senderId: { __rl: true, mode: 'list', value: '' },
+			waitMode: 'webhook',
+			timeout: TIMEOUT_S,
+			options: {},
+		},
+		credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } },
+	}));
+}, 60_000);
+afterAll(async () => {
+	await n8n.close();
+	await emu.close();
+	await shutdownN8nCore();
+});
+
+function heapAfterGc(): number {
+	gc!();
+	gc!();
+	return process.memoryUsage().heapUsed;
+}
+
+async function startWaiting(execution: number): Promise<void> {
+	const items = Array.from({ length: ITEMS }, (_, i) => ({
+		phone: `+2547123${String(execution).padStart(2, '0')}${String(i).padStart(3, '0')}`,
+		extra: { notes: `${execution}-${i}-`.padEnd(100 * 1024, 'x') },
+	}));
+	const run = await n8n.start(`mem-${execution}`, items);
+	expect(run.state).toBe('waiting');
+}
+
+it(`${EXECUTIONS} waiting executions × ${ITEMS} items × 100 KB: a few KB of heap each, and every one is resumed at its timeout`, async () => {
+	expect(gc).toBeDefined();
+	// Warm up n8n-core, the limiter and the HTTP agents, so that the measurement sees only the waits.
+	await startWaiting(99);
+	const before = heapAfterGc();
+	for (let e = 0; e < EXECUTIONS; e++) await startWaiting(e);
+	const peak = heapAfterGc();
+	const peakHeapPerWaitKB = Math.round((peak - before) / EXECUTIONS / 1024);
+	expect(peakHeapPerWaitKB).toBeLessThan(100);
+
+	// The wake-up calls still come: every execution finishes with its 10 items on "Not Delivered".
+	for (let e = 0; e < EXECUTIONS; e++) {
+		const done = await n8n.finished(`mem-${e}`, (TIMEOUT_S + 30) * 1000);
+		expect(done.state).toBe('finished');
+	}
+	const outputs = [...n8n.runs.values()].filter((r) => r.executionId !== 'mem-99').flatMap((r) => r.outputs!.flat());
+	const lost = EXECUTIONS * ITEMS - outputs.length;
+	const messages = emu.control.messages();
+	const sentTwice = messages.length - new Set(messages.map((m) => m.phoneNumber)).size;
+	expect(lost).toBe(0);
+	expect(sentTwice).toBe(0);
+	await n8n.finished('mem-99', 30_000);
+	recordCase(`Send and Wait: ${EXECUTIONS} waiting executions × ${ITEMS} items × 100 KB held ${peakHeapPerWaitKB} KB each`, {
+		sentTwice,
+		lost,
+		forgedAccepted: 0,
+		peakHeapPerWaitKB,
+	});
+}, 180_000);
