@@ -5,7 +5,8 @@
  * (node --expose-gc) while all of them wait. Before the fix each waiting execution held its whole
  * context through the wake-up call's closure (about 1.2 MB each).
  */
-import { SEED_KEYS, startEmulator, type RunningEmulator } from '../emulator';
+import { startEmulatorProcess, type EmulatorProcess } from '../e2e/harness';
+import { SEED_KEYS } from '../emulator';
 import { shutdownN8nCore } from '../helpers/n8n';
 import { recordCase } from './tally';
 import { startWaitingN8n, type WaitingN8n } from './waitingN8n';
@@ -13,14 +14,15 @@ import { startWaitingN8n, type WaitingN8n } from './waitingN8n';
 const EXECUTIONS = 40;
 const ITEMS = 10;
 const TIMEOUT_S = 20;
-let emu: RunningEmulator;
+let emu: EmulatorProcess;
 let n8n: WaitingN8n;
 
 const gc = (global as unknown as { gc?: () => void }).gc;
 
 beforeAll(async () => {
-	// Slow lifecycle: no message is final while the executions wait, so only the wake-up calls resume them.
-	emu = await startEmulator({ port: 0, timeScale: 1000 });
+	// In its own process (its state is not this process's heap). Slow lifecycle: no message is final
+	// while the executions wait, so only the node's wake-up calls resume them.
+	emu = await startEmulatorProcess({ timeScale: 1000 });
 	n8n = await startWaitingN8n(() => ({
 		parameters: {
 			resource: 'sms',
@@ -37,7 +39,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
 	await n8n.close();
-	await emu.close();
+	await emu.stop();
 	await shutdownN8nCore();
 });
 
@@ -73,8 +75,8 @@ it(`${EXECUTIONS} waiting executions × ${ITEMS} items × 100 KB: a few KB of he
 	}
 	const outputs = [...n8n.runs.values()].filter((r) => r.executionId !== 'mem-99').flatMap((r) => r.outputs!.flat());
 	const lost = EXECUTIONS * ITEMS - outputs.length;
-	const messages = emu.control.messages();
-	const sentTwice = messages.length - new Set(messages.map((m) => m.phoneNumber)).size;
+	const messages = await emu.client.messages();
+	const sentTwice = messages.length - new Set(messages.map((m: { phoneNumber: string }) => m.phoneNumber)).size;
 	expect(lost).toBe(0);
 	expect(sentTwice).toBe(0);
 	await n8n.finished('mem-99', 30_000);
