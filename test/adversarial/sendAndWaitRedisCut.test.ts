@@ -5,11 +5,15 @@
  * the execution (the resume claim falls back to this process's claim instead of answering 409),
  * and every item ends on an output: none is dropped.
  */
+import type { IExecuteData, INode, INodeType, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
 import { WAIT_KEY } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
+import { deadlineSignature, reportToken } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
 import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 import { SEED_KEYS, startEmulator, type RunningEmulator } from '../emulator';
-import { shutdownN8nCore } from '../helpers/n8n';
+import { callWebhook, registerNodeType, shutdownN8nCore, type NodeSetup } from '../helpers/n8n';
+import { SvcMessaging } from '../helpers/packageClasses';
 import { startRedis, type RedisServer } from '../helpers/services';
 import { recordCase } from './tally';
 import { startTcpProxy, type TcpProxy } from './tcpProxy';
@@ -20,12 +24,13 @@ let emu: RunningEmulator;
 let redis: RedisServer;
 let proxy: TcpProxy;
 let n8n: WaitingN8n;
+let setup: () => NodeSetup;
 
 beforeAll(async () => {
 	redis = await startRedis({ password: REDIS_PASSWORD });
 	proxy = await startTcpProxy(redis.port);
 	emu = await startEmulator({ port: 0, timeScale: 0.05 });
-	n8n = await startWaitingN8n(() => ({
+	setup = () => ({
 		parameters: {
 			resource: 'sms',
 			operation: 'sendAndWaitForDelivery',
@@ -49,7 +54,8 @@ beforeAll(async () => {
 				redisPrefix: 'svc-messaging-cut-wait',
 			},
 		},
-	}));
+	});
+	n8n = await startWaitingN8n(setup);
 }, 120_000);
 
 afterAll(async () => {
@@ -90,4 +96,57 @@ it('Redis cut while the execution waits: the node\'s own call at the timeout res
 	expect(lost).toBe(0);
 	emu.control.holdCarrier(false);
 	recordCase('Send and Wait, Redis cut while waiting: the deadline call resumes, no item dropped', { sentTwice, lost, forgedAccepted: 0 });
+}, 60_000);
+
+/**
+ * A second n8n webhook process: the node's modules loaded again, with their own in-process claims
+ * and Redis connection, registered as a node type of their own.
+ */
+function secondProcess(): string {
+	let handle: ((this: IWebhookFunctions) => Promise<IWebhookResponseData>) | undefined;
+	jest.isolateModules(() => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		handle = (require('../../nodes/SvcMessaging/actions/sms/deliveryReportWebhook.ts') as typeof import('../../nodes/SvcMessaging/actions/sms/deliveryReportWebhook')).handleWaitingReport;
+	});
+	registerNodeType('svcMessagingSecondProcess', { description: new SvcMessaging().description, webhook: handle } as unknown as INodeType);
+	return 'n8n-nodes-svc-messaging.svcMessagingSecondProcess';
+}
+
+it('with Redis up, two webhook processes still resume a waiting round once; with Redis cut, the wake-up call is not refused', async () => {
+	proxy.setMode('open');
+	const otherType = secondProcess();
+	const since = new Date().toISOString();
+	const until = new Date(Date.now() + 60_000).toISOString();
+	const entryOf = (round: number): IExecuteData => ({
+		node: { disabled: true } as INode,
+		data: { main: [[], [{ json: { accepted: true, messageId: 'msg_claim', status: 'SENT', [WAIT_KEY]: { mode: 'webhook', since, until, round } }, pairedItem: { item: 0 } }]] },
+		source: null,
+	});
+	const wakeUp = async (executionId: string, round: number, type?: string) => {
+		const body = { event: 'wait.timeout' };
+		const { result, response } = await callWebhook(
+			{ ...setup(), ...(type ? { type } : {}) },
+			{
+				headers: { 'x-svc-wait-deadline': deadlineSignature(SEED_KEYS.business, executionId, until) },
+				body,
+				rawBody: Buffer.from(JSON.stringify(body)),
+				query: { svcWait: reportToken(SEED_KEYS.business, executionId) },
+			},
+			{},
+			{ executionId, entry: entryOf(round) },
+		);
+		return result.workflowData ? 200 : response.statusCode;
+	};
+
+	// The same round reaches both processes: Redis lets one resume it.
+	const both = [await wakeUp('claim-1', 1), await wakeUp('claim-1', 1, otherType)];
+	expect(both).toEqual([200, 409]);
+	// Redis cut: the second process resumes the next round on its own claim.
+	proxy.setMode('cut');
+	expect(await wakeUp('claim-1', 2, otherType)).toBe(200);
+	recordCase('Send and Wait: the round claim holds across webhook processes with Redis up; falls back without it', {
+		sentTwice: 0,
+		lost: 0,
+		forgedAccepted: both.filter((status) => status === 200).length - 1,
+	});
 }, 60_000);
