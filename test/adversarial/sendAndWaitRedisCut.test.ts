@@ -105,7 +105,6 @@ it('Redis cut while the execution waits: the node\'s own call at the timeout res
 function secondProcess(): string {
 	let handle: ((this: IWebhookFunctions) => Promise<IWebhookResponseData>) | undefined;
 	jest.isolateModules(() => {
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		handle = (require('../../nodes/SvcMessaging/actions/sms/deliveryReportWebhook.ts') as typeof import('../../nodes/SvcMessaging/actions/sms/deliveryReportWebhook')).handleWaitingReport;
 	});
 	registerNodeType('svcMessagingSecondProcess', { description: new SvcMessaging().description, webhook: handle } as unknown as INodeType);
