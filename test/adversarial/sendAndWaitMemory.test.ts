@@ -48,8 +48,7 @@ afterAll(async () => {
 });
 
 function heapAfterGc(): number {
-	gc!();
-	gc!();
+	for (let i = 0; i < 4; i++) gc!();
 	return process.memoryUsage().heapUsed;
 }
 
@@ -72,14 +71,17 @@ it(`${EXECUTIONS} waiting executions × ${ITEMS} items × 100 KB: a few KB of he
 	const before = heapAfterGc();
 	for (let e = 0; e < EXECUTIONS; e++) await startWaiting(e);
 	const peak = heapAfterGc();
-	const peakHeapPerWaitKB = Math.round((peak - before) / EXECUTIONS / 1024);
-	expect(peakHeapPerWaitKB).toBeLessThan(64);
 
 	// The wake-up calls still come: every execution finishes with its 10 items on "Not Delivered".
 	for (let e = 0; e < EXECUTIONS; e++) {
 		const done = await n8n.finished(`mem-${e}`, (TIMEOUT_S + 30) * 1000);
 		expect(done.state).toBe('finished');
 	}
+	// Two views of the same figure, the larger one counts: the growth from before the waits (which
+	// a jest worker's earlier test files can blur), and what the waits gave back when they ended.
+	const after = heapAfterGc();
+	const peakHeapPerWaitKB = Math.round(Math.max(peak - before, peak - after) / EXECUTIONS / 1024);
+	expect(peakHeapPerWaitKB).toBeLessThan(64);
 	const outputs = [...n8n.runs.values()].filter((r) => Number(r.executionId.slice(4)) < EXECUTIONS).flatMap((r) => r.outputs!.flat());
 	const lost = EXECUTIONS * ITEMS - outputs.length;
 	const messages = await emu.client.messages();
