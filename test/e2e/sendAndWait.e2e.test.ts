@@ -96,8 +96,8 @@ describe('SMS → Send and Wait for Delivery', () => {
 		const messages = await recorded(ref);
 		expect(messages.map((m) => m.phoneNumber).sort()).toEqual(items.map((i) => i.phone).sort());
 		if (mode === 'webhook') {
-			// The execution's resume URL ($execution.resumeUrl; n8n 2 adds `?signature=<token>`, and reads a path after it) with the node's report path.
-			const resumeUrl = new RegExp(`/webhook-waiting/${execution.id}(\\?signature=[0-9a-f]+)?/svc-delivery-report$`);
+			// The execution's resume URL ($execution.resumeUrl; n8n 2 adds `?signature=<token>`, and reads a path after it) with the node's report path and its own token.
+			const resumeUrl = new RegExp(`/webhook-waiting/${execution.id}(\\?signature=[0-9a-f]+)?/svc-delivery-report[?&]svcWait=[0-9a-f]{64}$`);
 			expect(messages.map((m) => m.webhookUrl)).toEqual(items.map(() => expect.stringMatching(resumeUrl)));
 		} else {
 			expect(messages.every((m) => !m.webhookUrl)).toBe(true);
@@ -181,6 +181,9 @@ describe('SMS → Send and Wait for Delivery', () => {
 
 			const forged = await report(url, 'message.delivered', message, `sha256=${'0'.repeat(64)}`);
 			expect(forged.status).toBe(401);
+			// Correctly signed, but at the guessable resume URL without the node's token.
+			const withoutToken = await report(url.replace(/[?&]svcWait=[0-9a-f]+$/, ''), 'message.delivered', message);
+			expect(withoutToken.status).toBe(401);
 			const unsigned = await http('POST', url, JSON.stringify({ event: 'message.delivered' }), { 'content-type': 'application/json' });
 			expect(unsigned.status).toBe(401);
 			for (const event of ['message.pending', 'message.sent']) {

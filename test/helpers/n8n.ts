@@ -57,6 +57,8 @@ export interface NodeSetup {
 	typeVersion?: number;
 	/** n8n's execution mode; 'retry' is what the executions list's Retry starts. Default 'manual'. */
 	mode?: WorkflowExecuteMode;
+	/** n8n's per-execution data to change (e.g. webhookWaitingBaseUrl: where a waiting execution's resume URL points) */
+	additionalData?: Partial<IWorkflowExecuteAdditionalData>;
 }
 
 let credentialCounter = 0;
@@ -128,7 +130,7 @@ export async function executeNode(
 	const context = new ExecuteContext(
 		workflow,
 		node,
-		additionalData(setup.executionId ?? `exec-${++executionCounter}`),
+		additionalData(setup.executionId ?? `exec-${++executionCounter}`, setup.additionalData),
 		setup.mode ?? 'manual',
 		createRunExecutionData(),
 		0,

@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { IExecuteData, INodeExecutionData } from 'n8n-workflow';
 
 import { afterFailedLookup, splitOutcomes, WAIT_KEY, wakeAtOf } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
-import { deadlineSignature } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
+import { deadlineSignature, reportToken } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
 import { description } from '../../nodes/SvcMessaging/actions/sms/sendAndWait.operation';
 import { DELIVERY_WAIT } from '../../nodes/SvcMessaging/transport/service';
 import type { RunningEmulator } from '../emulator';
@@ -119,13 +119,20 @@ describe('the resume webhook (delivery reports at a waiting execution)', () => {
 		return { node: { disabled: true } as IExecuteData['node'], data: { main: [delivered, notDelivered] }, source: null };
 	}
 
-	async function post(body: unknown, headers: Record<string, string> = {}, executionId = `exec-${Math.random()}`, round?: number) {
+	async function post(
+		body: unknown,
+		headers: Record<string, string> = {},
+		executionId = `exec-${Math.random()}`,
+		round?: number,
+		{ token = reportToken(SEED_KEYS.business, executionId), secret = SECRET }: { token?: string; secret?: string } = {},
+	) {
 		const rawBody = Buffer.from(JSON.stringify(body));
 		const signed = { 'x-svc-signature': `sha256=${createHmac('sha256', SECRET).update(rawBody).digest('hex')}`, ...headers };
 		const entry = waitingEntry(round);
+		const credential = { svcMessagingApi: { ...credentials().svcMessagingApi, webhookSecret: secret } };
 		const call = await callWebhook(
-			{ parameters: parameters({ waitMode: 'webhook' }), credentials: credentials() },
-			{ headers: signed, body, rawBody },
+			{ parameters: parameters({ waitMode: 'webhook' }), credentials: credential },
+			{ headers: signed, body, rawBody, query: { svcWait: token } },
 			{},
 			{ executionId, entry },
 		);
@@ -167,6 +174,29 @@ describe('the resume webhook (delivery reports at a waiting execution)', () => {
 		} else {
 			expect(response.statusCode).toBe(status);
 		}
+	});
+
+	test.each([
+		['no token', ''],
+		["another execution's token", reportToken(SEED_KEYS.business, 'exec-other')],
+		['a token made with another key', reportToken(SEED_KEYS.free, 'exec-token')],
+	])('%s in the URL: 401 before anything else, even for a signed report or the timeout call', async (_what, token) => {
+		const report = await post(reportOf('message.delivered'), {}, 'exec-token', undefined, { token });
+		const deadline = await post({ event: 'wait.timeout' }, { 'x-svc-wait-deadline': deadlineSignature(SEED_KEYS.business, 'exec-token', until) }, 'exec-token', undefined, { token });
+		for (const { response, result, entry } of [report, deadline]) {
+			expect(response.statusCode).toBe(401);
+			expect(result.workflowData).toBeUndefined();
+			expect(entry.node.disabled).toBe(true);
+		}
+	});
+
+	test('without a Webhook Secret, a final report only wakes the node: the statuses are left for its lookups', async () => {
+		const { result, entry } = await post(reportOf('message.delivered'), { 'x-svc-signature': '' }, undefined, undefined, { secret: '' });
+		expect(entry.node.disabled).toBe(false);
+		expect(result.workflowData![0].map((i) => [i.json.messageId, i.json.status])).toEqual([
+			['msg_a', 'DELIVERED'],
+			['msg_b', 'SENT'],
+		]);
 	});
 
 	test('two final reports at once: the second gets a 409 (the service delivers it again later)', async () => {

@@ -79,6 +79,16 @@ export const DELIVERY_WAIT = {
 	resumeClaimMs: 30_000,
 	/** header of the node's own call to the resume URL at the timeout: HMAC of the wait, keyed with the API key */
 	deadlineHeader: 'x-svc-wait-deadline',
+	/**
+	 * query parameter of the report URL (webhookUrl) sent with each message: HMAC of the execution,
+	 * keyed with the API key. A call to the resume URL without it gets a 401 and changes nothing.
+	 */
+	tokenParameter: 'svcWait',
+	/** the node's own call at the wake time, while it meets the execution running (a report being handled): this many tries, this far apart */
+	deadlineAttempts: 10,
+	deadlineRetryMs: 3_000,
+	/** at most this many resume claims and scheduled wake-up calls are remembered in one process (oldest dropped first) */
+	maxTrackedWaits: 10_000,
 } as const;
 
 /**

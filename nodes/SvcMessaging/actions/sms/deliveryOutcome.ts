@@ -24,7 +24,7 @@ export interface WaitInfo {
 	mode: 'webhook' | 'polling';
 	/** ISO 8601: when the wait times out */
 	until: string;
-	/** ISO 8601: when the messages were sent */
+	/** ISO 8601: when the service accepted the message (its timeout counts from then) */
 	since: string;
 	/** webhook mode: which waiting state this is (1 when first put to wait, +1 each time it waits again) */
 	round?: number;
@@ -40,6 +40,9 @@ export interface WaitInfo {
 }
 
 export const WAIT_KEY = 'svcDeliveryWait';
+
+/** Set on a sent item when the service accepted it (its wait counts from then); moved into WAIT_KEY before output. */
+export const ACCEPTED_AT = 'svcAcceptedAt';
 
 export function waitInfoOf(item: INodeExecutionData): WaitInfo | undefined {
 	const wait = item.json[WAIT_KEY] as WaitInfo | undefined;

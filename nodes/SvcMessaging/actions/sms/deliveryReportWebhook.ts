@@ -7,7 +7,7 @@ import { parseDeliveryReport } from '../../trigger/payload';
 import { hasValidSignature } from '../../trigger/signature';
 import { rawBodyOf } from '../../trigger/webhook';
 import { isFinal, isWaiting, statusOfEvent, waitInfoOf, withStatus, type WaitInfo } from './deliveryOutcome';
-import { deadlineSignature } from './deliveryWebhookWait';
+import { deadlineSignature, reportToken } from './deliveryWebhookWait';
 
 /**
  * The execution's waiting node entry, as n8n hands it to the resume webhook. n8n has no public
@@ -36,24 +36,35 @@ function keepWaiting(ignored: string): IWebhookResponseData {
  * The resumed node looks the other messages up itself. Claims are kept in this process and, with
  * the credential's shared Redis, in Redis (queue mode: several webhook processes); they lapse
  * after DELIVERY_WAIT.resumeClaimMs, so a resume that n8n failed to start can be claimed again.
+ * When Redis does not answer, the claim of this process stands alone rather than refusing: a
+ * refused wake-up call would leave the messages unsorted, while a second process resuming the
+ * same state in that window still meets n8n's own "running" check.
  */
 const claimed = new Map<string, number>();
 
 const claimKey = (config: SharedLimitConfig, waitingState: string) => `${config.keyPrefix}:resume:${digest(waitingState)}`;
 
-async function claimResume(credentials: IDataObject, executionId: string, wait: WaitInfo): Promise<boolean> {
-	const now = Date.now();
-	for (const [state, at] of claimed) if (now - at > DELIVERY_WAIT.resumeClaimMs) claimed.delete(state);
-	const waitingState = `${executionId}|${wait.round ?? 0}`;
+function claimInProcess(waitingState: string, now: number): boolean {
+	// Insertion order is claim order: the lapsed ones are at the front.
+	for (const [state, at] of claimed) {
+		if (now - at <= DELIVERY_WAIT.resumeClaimMs && claimed.size <= DELIVERY_WAIT.maxTrackedWaits) break;
+		claimed.delete(state);
+	}
 	if (claimed.has(waitingState)) return false;
 	claimed.set(waitingState, now);
+	return true;
+}
+
+async function claimResume(credentials: IDataObject, executionId: string, wait: WaitInfo): Promise<boolean> {
+	const waitingState = `${executionId}|${wait.round ?? 0}`;
+	if (!claimInProcess(waitingState, Date.now())) return false;
 	const shared = sharedLimitOf(credentials);
 	if (!shared) return true;
 	try {
 		const client = await redisClient(shared, 'the delivery-wait claims');
 		if ((await client.set(claimKey(shared, waitingState), '1', 'PX', DELIVERY_WAIT.resumeClaimMs, 'NX')) === 'OK') return true;
 	} catch {
-		// Redis unreachable: 409, and the service tries again later.
+		return true; // Redis unreachable or silent: this process's claim holds (see above).
 	}
 	claimed.delete(waitingState);
 	return false;
@@ -74,27 +85,36 @@ function sameHex(a: string, b: string): boolean {
 }
 
 /**
- * Delivery reports of "Send and Wait for Delivery", posted by the service to the execution's resume
- * URL. A final report (delivered, failed, expired) of one of the execution's messages resumes it;
- * pending/sent reports, other messages' reports and repeats get a 200 and it keeps waiting; a bad
- * signature (when the API credential has a Webhook Secret) gets a 401. The node's own call at the
- * timeout resumes it too.
+ * Delivery reports of "Send and Wait for Delivery", posted by the service to the report URL the node
+ * sent with each message. A call without that URL's token gets a 401 and changes nothing. A final
+ * report (delivered, failed, expired) of one of the execution's messages resumes it: with a Webhook
+ * Secret on the credential and a valid signature, with the report's status; without one, only to
+ * look the messages up (an unsigned report never sorts a message on its own say-so). Pending/sent
+ * reports, other messages' reports and repeats get a 200 and it keeps waiting; a bad signature
+ * gets a 401. The node's own call at the wake time resumes it too.
  */
 export async function handleWaitingReport(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const credentials = (await this.getCredentials('svcMessagingApi')) as IDataObject;
+	const apiKey = String(credentials.apiKey ?? '');
+	const executionId = this.getExecutionId() ?? '';
+	// First: only the URL the node sent with its messages (and its own wake-up call) may touch this execution.
+	const query = this.getQueryData() as IDataObject;
+	if (!sameHex(String(query[DELIVERY_WAIT.tokenParameter] ?? ''), reportToken(apiKey, executionId))) {
+		return respond(this, 401, 'Invalid or missing wait token');
+	}
 	const entry = waitingEntry(this);
 	const items = (entry?.data.main ?? []).flatMap((output) => output ?? []);
 	const wait = items.length ? waitInfoOf(items[0]) : undefined;
 	if (!entry || !wait) return keepWaiting('no messages are waiting here');
 
-	const credentials = (await this.getCredentials('svcMessagingApi')) as IDataObject;
 	const deadlineCall = this.getHeaderData()[DELIVERY_WAIT.deadlineHeader];
 	if (typeof deadlineCall === 'string') {
-		const signed = (at: string) => deadlineSignature(String(credentials.apiKey ?? ''), this.getExecutionId() ?? '', at);
+		const signed = (at: string) => deadlineSignature(apiKey, executionId, at);
 		// This round's wake time, or the timeout (a call scheduled in an earlier round).
 		if (![wait.wakeAt ?? wait.until, wait.until].some((at) => sameHex(deadlineCall, signed(at)))) {
 			return respond(this, 401, 'Invalid timeout signature');
 		}
-		if (!(await claimResume(credentials, this.getExecutionId() ?? '', wait))) return respond(this, 409, 'The execution is resuming; try again');
+		if (!(await claimResume(credentials, executionId, wait))) return respond(this, 409, 'The execution is resuming; try again');
 		return resume(entry, items);
 	}
 
@@ -115,7 +135,9 @@ export async function handleWaitingReport(this: IWebhookFunctions): Promise<IWeb
 	const status = statusOfEvent(event);
 	if (!isFinal(status)) return keepWaiting('not a final status');
 
-	if (!(await claimResume(credentials, this.getExecutionId() ?? '', wait))) return respond(this, 409, 'The execution is resuming; try again');
+	if (!(await claimResume(credentials, executionId, wait))) return respond(this, 409, 'The execution is resuming; try again');
+	// Unsigned (no Webhook Secret): the report only wakes the node, which looks the messages up.
+	if (!secret) return resume(entry, items);
 	const updated = [...items];
 	updated[index] = withStatus(items[index], {
 		status,

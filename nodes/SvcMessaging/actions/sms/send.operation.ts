@@ -151,6 +151,8 @@ export async function sendMessages(
 	ctx: IExecuteFunctions,
 	prepared: Array<PreparedSms | ItemFailure>,
 	extraBody: IDataObject = {},
+	/** adds to an accepted message's output when the service accepts it (Send and Wait: the acceptance time) */
+	onAccepted: (json: IDataObject) => IDataObject = (json) => json,
 ): Promise<INodeExecutionData[]> {
 	const sandbox = isSandboxKey(await getServiceCredentials.call(ctx, 'apiKey'));
 	const messages: string[] = [];
@@ -162,7 +164,7 @@ export async function sendMessages(
 			body: { ...body, ...extraBody },
 			ledgerBody: body,
 			identity: { phoneNumber: body.phoneNumber },
-			output: (data) => ({
+			output: (data) => onAccepted({
 				accepted: true,
 				...data,
 				encoding: stats.encoding,

@@ -10,7 +10,7 @@ import {
 	numberCheckOption,
 	resendUnknownOutcomeOption,
 } from '../common.descriptions';
-import { isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
+import { ACCEPTED_AT, isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
 import { lookUpWaiting, pollUntilFinal } from './deliveryPolling';
 import { reportUrlOf, waitForReports } from './deliveryWebhookWait';
 import { messageFields, prepare as prepareSms, sendMessages, type PreparedSms } from './send.operation';
@@ -123,30 +123,45 @@ export const prepare = prepareSms;
 
 export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms | ItemFailure>): Promise<INodeExecutionData[][]> {
 	let mode = this.getNodeParameter('waitMode', 0, 'polling') as WaitInfo['mode'];
-	const until = Date.now() + timeoutMs(this, mode);
-	const extraBody: IDataObject = mode === 'webhook' ? { webhookUrl: reportUrlOf(this) } : {};
-	const sent = await sendMessages(this, prepared, extraBody);
+	const timeout = timeoutMs(this, mode);
+	const apiKey = mode === 'webhook' ? await apiKeyOf(this) : '';
+	const extraBody: IDataObject = mode === 'webhook' ? { webhookUrl: reportUrlOf(this, apiKey) } : {};
+	// The timeout counts from each message's acceptance: sending many items through the key's limiter takes a while.
+	const sent = await sendMessages(this, prepared, extraBody, (json) => ({ ...json, [ACCEPTED_AT]: new Date().toISOString() }));
 	// Messages a failed run sent report to that run's URL: after a retry, look them up instead.
 	if (sent.some((item) => item.json.alreadySent === true)) mode = 'polling';
 
-	const info: WaitInfo = { mode, since: new Date().toISOString(), until: new Date(until).toISOString() };
-	const waiting = sent.map((item, index) => ({ ...item, json: { ...item.json, [WAIT_KEY]: { ...info, item: inputIndexOf(item, index) } } }));
+	const sentAt = new Date().toISOString();
+	const acceptedAt = sent.map((item) => (typeof item.json[ACCEPTED_AT] === 'string' ? (item.json[ACCEPTED_AT] as string) : sentAt));
+	// Webhook mode waits as a whole: until the last message's timeout. Polling: each message until its own.
+	const lastUntil = Math.max(...acceptedAt.map((at) => Date.parse(at) + timeout));
+	const waiting = sent.map((item, index) => {
+		const { [ACCEPTED_AT]: _accepted, ...json } = item.json;
+		const since = acceptedAt[index];
+		const until = new Date(mode === 'webhook' ? lastUntil : Date.parse(since) + timeout).toISOString();
+		const info: WaitInfo = { mode, since, until, item: inputIndexOf(item, index) };
+		return { ...item, json: { ...json, [WAIT_KEY]: info } };
+	});
 	if (!waiting.some(isWaiting)) return splitOutcomes(waiting, true);
-	if (mode === 'webhook') return await waitForReports(this, waiting, info, await apiKeyOf(this));
+	if (mode === 'webhook') return await waitForReports(this, waiting, waitInfoOf(waiting[0])!, apiKey);
 	const interval = Number(this.getNodeParameter('options.pollInterval', 0, pollIntervalSeconds.default)) * 1000;
-	return splitOutcomes(await pollUntilFinal(this, waiting, until, interval), true);
+	return splitOutcomes(await pollUntilFinal(this, waiting, interval), true);
 }
 
 /**
  * After a report or the timeout call: the messages still waiting are looked up once (their reports
  * may have met this execution running, or been lost), then sorted into the outputs, or the node
- * waits again for the others.
+ * waits again for the others. Without a Webhook Secret on the credential, a report is not trusted
+ * to say a status: it only woke the node, and the statuses come from these lookups; a FAILED
+ * message then has no reason (as with Polling) rather than waiting for a report that cannot be trusted.
  */
 async function resumed(ctx: IExecuteFunctions, items: INodeExecutionData[], wait: WaitInfo): Promise<INodeExecutionData[][]> {
+	const credentials = await getServiceCredentials.call(ctx, 'apiKey');
+	const signedReports = typeof credentials.webhookSecret === 'string' && credentials.webhookSecret !== '';
 	const timedOut = Date.now() >= Date.parse(wait.until) - 1000;
-	const current = items.some(isWaiting) ? await lookUpWaiting(ctx, items, !timedOut) : items;
+	const current = items.some(isWaiting) ? await lookUpWaiting(ctx, items, signedReports && !timedOut) : items;
 	if (timedOut || !current.some(isWaiting)) return splitOutcomes(current, true);
-	return await waitForReports(ctx, current, wait, await apiKeyOf(ctx));
+	return await waitForReports(ctx, current, wait, String(credentials.apiKey ?? ''));
 }
 
 function inputIndexOf(item: INodeExecutionData, index: number): number {
