@@ -9,11 +9,18 @@ const { join } = require('path');
 const file = process.env.SVC_ADVERSARIAL_TALLY ?? join(tmpdir(), 'svc-adversarial-tally.jsonl');
 
 class TallyReporter {
+	/**
+	 * scripts/adversarial.sh runs jest several times over one tally (SVC_ADVERSARIAL_PHASE first, more,
+	 * last): the first run starts it, the last prints it; a run without a phase does both.
+	 */
 	onRunStart() {
-		if (existsSync(file)) unlinkSync(file);
+		const phase = process.env.SVC_ADVERSARIAL_PHASE;
+		if ((phase === undefined || phase === 'first') && existsSync(file)) unlinkSync(file);
 	}
 
 	onRunComplete() {
+		const phase = process.env.SVC_ADVERSARIAL_PHASE;
+		if (phase === 'first' || phase === 'more') return;
 		const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 		const cases = lines.map((line) => JSON.parse(line));
 		const sum = (key) => cases.reduce((total, c) => total + (c[key] ?? 0), 0);

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 import { TOOL_DESCRIPTIONS } from '../../nodes/SvcMessaging/actions/tool.descriptions';
+import { CAPPED_OPERATIONS } from '../../nodes/SvcMessaging/aiTool/agentCap';
 import { credential, e2e, expectSuccess, waitFor } from './context';
 import { http, MCP_EXAMPLE_CREDENTIAL, nodeRuns, type Execution, type WorkflowJson, type WorkflowNode } from './harness';
 
@@ -110,7 +111,14 @@ describe(`SVC Messaging Tool in n8n ${version}`, () => {
 		expect(sendDescription.default).toBe(TOOL_DESCRIPTIONS.sms.send);
 		// The node has its own Description: n8n adds neither its "Set Automatically" selector nor a second field.
 		expect(tool.properties.some((p: any) => p.name === 'descriptionType')).toBe(false);
-		expect(tool.properties.filter((p: any) => p.name === 'maxMessagesPerExecution').map((p: any) => p.default)).toEqual([10, 10]);
+		// Every sending operation has the cap, 10 by default.
+		const caps = tool.properties.filter((p: any) => p.name === 'maxMessagesPerExecution');
+		expect(new Set(caps.map((p: any) => p.default))).toEqual(new Set([10]));
+		for (const [resource, operations] of Object.entries(CAPPED_OPERATIONS)) {
+			for (const operation of operations) {
+				expect(caps.some((p: any) => p.displayOptions.show.resource.includes(resource) && p.displayOptions.show.operation.includes(operation))).toBe(true);
+			}
+		}
 	});
 });
 
@@ -137,6 +145,8 @@ describe('Tool Executor → SVC Messaging Tool (SMS → Send, arguments from $fr
 		expect(result).toEqual({
 			success: false,
 			errorCode: 'INVALID_INPUT',
+			category: 'INVALID_INPUT',
+			retryable: false,
 			errorMessage: expect.stringMatching(/^"Phone Number" must be in E\.164 format/),
 			field: 'phone',
 			fix: expect.stringMatching(/corrected "phone"\. Nothing was sent\./),
