@@ -1,6 +1,6 @@
 /**
  * Every choice the emulator makes where the spec says "not shown", in one place.
- * Each constant matches a row of docs/assumptions.md and docs/emulator.md; the nodes make
+ * Each constant matches a row of README's Assumptions table and docs/emulator.md; the nodes make
  * the same choices in nodes/SvcMessaging/transport/service.ts. Change both together.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Local emulator of the messaging service (see ../../docs/assumptions.md and ../../docs/emulator.md).
+ * Local emulator of the messaging service (see ../../README.md → Assumptions and ../../docs/emulator.md).
  * A real HTTP server; imports nothing from nodes/ or credentials/.
  */
 import { randomBytes } from 'crypto';
