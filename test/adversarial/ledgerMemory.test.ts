@@ -1,8 +1,11 @@
 /**
- * Issue 22, item 9: the in-process send ledger is bounded by bytes (SEND_LEDGER.maxMemoryBytes) and
- * keeps nothing of a run that finished. Filled past its bound by real Send Bulk runs against the
- * emulator (execution retries, whose runs never count as finished), the heap it holds is measured
- * with --expose-gc: the heap with the ledger minus the heap after clearing it.
+ * Issue 22, item 9: the in-process send ledger is bounded by bytes (SEND_LEDGER.maxMemoryBytes);
+ * past the bound whole runs go, finished ones first, then open ones not written to for
+ * SEND_LEDGER.openRunProtectionMs. Filled past its bound by real Send Bulk runs against the
+ * emulator (execution retries, whose runs never count as finished; the protection set to 0 here so
+ * that they age at once), the heap it holds is measured with --expose-gc: the heap with the ledger
+ * minus the heap after clearing it. And an open run bigger than the bound keeps every entry while
+ * protected: its Retry On Fail sends nothing twice.
  */
 import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
 import { executeNode, shutdownN8nCore, type NodeSetup } from '../helpers/n8n';
@@ -58,6 +61,8 @@ const phones = (base: number, n: number) => Array.from({ length: n }, (_, i) => 
 it('filled past its bound, the in-process ledger holds at most SEND_LEDGER.maxMemoryBytes; a finished run\'s entries go first', async () => {
 	expect(gc).toBeDefined();
 	clearLocalLedger();
+	const protection = SEND_LEDGER.openRunProtectionMs;
+	(SEND_LEDGER as { openRunProtectionMs: number }).openRunProtectionMs = 0;
 	let inputs = 0;
 	let outputs = 0;
 
@@ -81,6 +86,7 @@ it('filled past its bound, the in-process ledger holds at most SEND_LEDGER.maxMe
 		peakLedgerBytes = Math.max(peakLedgerBytes, heldSize().bytes);
 	}
 	const held = heldSize();
+	(SEND_LEDGER as { openRunProtectionMs: number }).openRunProtectionMs = protection;
 	expect(held.finishedRuns).toBe(0);
 	const withLedger = heapUsed();
 	clearLocalLedger();
@@ -106,3 +112,33 @@ it('filled past its bound, the in-process ledger holds at most SEND_LEDGER.maxMe
 		{ sentTwice, lost, forgedAccepted: 0 },
 	);
 }, 300_000);
+
+it('an open run bigger than the bound keeps all its entries while protected: its retry sends nothing twice', async () => {
+	clearLocalLedger();
+	const bound = SEND_LEDGER.maxMemoryBytes;
+	(SEND_LEDGER as { maxMemoryBytes: number }).maxMemoryBytes = 512 * 1024;
+	try {
+		const items = phones(90_000_000, 3_000);
+		const before = emu.control.messages().length;
+		const [first] = await executeNode(bulk('memory-open-big', 'retry'), items);
+		expect(first.every((item) => item.json.accepted === true)).toBe(true);
+		const held = heldSize();
+		expect(held.bytes).toBeGreaterThan(SEND_LEDGER.maxMemoryBytes);
+		expect(held.entries).toBe(items.length);
+		// The same run again (a retry that finds the run open): everything is reported, nothing sent.
+		const [again] = await executeNode(bulk('memory-open-big', 'retry'), items);
+		expect(again.every((item) => item.json.alreadySent === true)).toBe(true);
+		const sent = emu.control.messages().length - before;
+		const sentTwice = sent - items.length;
+		expect(sentTwice).toBe(0);
+		const lost = 2 * items.length - first.length - again.length;
+		expect(lost).toBe(0);
+		recordCase(`send ledger: an open run of ${items.length} entries over a ${SEND_LEDGER.maxMemoryBytes / 1024} KB bound keeps them all; its retry sends nothing`, {
+			sentTwice,
+			lost,
+			forgedAccepted: 0,
+		});
+	} finally {
+		(SEND_LEDGER as { maxMemoryBytes: number }).maxMemoryBytes = bound;
+	}
+}, 120_000);

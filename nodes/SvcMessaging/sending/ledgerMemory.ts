@@ -1,11 +1,19 @@
 import { SEND_LEDGER } from '../transport/service';
 
 /**
- * The in-process part of the send ledger: bounded by estimated bytes (SEND_LEDGER.maxMemoryBytes).
- * Past the bound, the entries of finished runs go first (an execution Retry never re-runs a
- * finished run), oldest run first; only then the oldest entries of open runs. A finished run's
- * entries are not dropped at once: the node may still fail after its round (Send and Wait's wait,
- * for one), and its Retry On Fail re-runs the same run, which must find what it sent.
+ * The in-process part of the send ledger, bounded by estimated bytes (SEND_LEDGER.maxMemoryBytes)
+ * and evicted a whole run at a time, in this order:
+ * 1. finished runs (an execution Retry never re-runs a finished run), oldest first;
+ * 2. open runs (not finished: running, or failed) whose last write is older than
+ *    SEND_LEDGER.openRunProtectionMs, oldest first.
+ * An open run written to within that window is never evicted, whatever its size: its Retry On
+ * Fail (n8n waits at most 5 s between at most 5 tries) must find every message it sent — a Send
+ * Bulk of 100,000 recipients holds 100,000 entries, more than the bound, and a Retry On Fail that
+ * found only the last 30,000 would send the rest again. Such a run costs memory in proportion to
+ * its own input, which n8n holds too while it runs; once the window has passed, the bound applies.
+ *
+ * A finished run's entries are not dropped at once either: the node may still fail after its
+ * round (Send and Wait's wait, for one), and its Retry On Fail re-runs the same run.
  *
  * Entries are held as their JSON under the digest of their key (a message's identity holds its
  * whole text): what one costs is then its string lengths plus a fixed overhead, which the bound counts.
@@ -18,54 +26,66 @@ interface Held {
 	bytes: number;
 }
 
+interface Run {
+	keys: Set<string>;
+	lastWrite: number;
+	finished: boolean;
+}
+
 /** Map and Set slots, the Held object and string headers, per entry (measured: see test/adversarial/ledgerMemory.test.ts). */
 const ENTRY_OVERHEAD_BYTES = 240;
 
 const entries = new Map<string, Held>();
-const keysOfRun = new Map<string, Set<string>>();
-/** Finished runs that still hold entries, oldest first: the first to go past the bound. */
-const finishedRuns = new Set<string>();
+/** Runs in the order of their last write (oldest first). */
+const runs = new Map<string, Run>();
 let heldBytes = 0;
+/** Until then every run that holds entries is protected: no need to look for one to evict. */
+let nothingEvictableUntil = 0;
 
 function drop(key: string): void {
 	const held = entries.get(key);
 	if (!held) return;
 	entries.delete(key);
 	heldBytes -= held.bytes;
-	const keys = keysOfRun.get(held.runKey);
-	keys?.delete(key);
-	if (keys?.size === 0) {
-		keysOfRun.delete(held.runKey);
-		finishedRuns.delete(held.runKey);
-	}
+	const run = runs.get(held.runKey);
+	run?.keys.delete(key);
+	if (run?.keys.size === 0) runs.delete(held.runKey);
 }
 
 function dropRun(runKey: string): void {
-	for (const key of [...(keysOfRun.get(runKey) ?? [])]) drop(key);
-	keysOfRun.delete(runKey);
-	finishedRuns.delete(runKey);
+	for (const key of [...(runs.get(runKey)?.keys ?? [])]) drop(key);
+	runs.delete(runKey);
 }
 
-/** Keeps `json` under `key` for `runKey`; drops the oldest entries past the bound. */
+/** Evicts whole runs, finished first, then open ones past their protection, until under the bound. */
+function evict(now: number): void {
+	if (heldBytes <= SEND_LEDGER.maxMemoryBytes || now < nothingEvictableUntil) return;
+	for (const finishedFirst of [true, false]) {
+		for (const [runKey, run] of runs) {
+			if (heldBytes <= SEND_LEDGER.maxMemoryBytes) return;
+			if (finishedFirst ? run.finished : now - run.lastWrite > SEND_LEDGER.openRunProtectionMs) dropRun(runKey);
+		}
+	}
+	if (heldBytes > SEND_LEDGER.maxMemoryBytes) {
+		const oldest = runs.values().next().value;
+		nothingEvictableUntil = oldest ? oldest.lastWrite + SEND_LEDGER.openRunProtectionMs : 0;
+	}
+}
+
+/** Keeps `json` under `key` for `runKey`; evicts past the bound (see above). */
 export function holdEntry(key: string, runKey: string, json: string): void {
 	drop(key);
+	const now = Date.now();
 	// Strings count two bytes a character: a message in any script may be stored as UTF-16.
 	const bytes = 2 * (key.length + json.length) + ENTRY_OVERHEAD_BYTES;
 	entries.set(key, { json, runKey, bytes });
 	heldBytes += bytes;
-	let keys = keysOfRun.get(runKey);
-	if (!keys) keysOfRun.set(runKey, (keys = new Set()));
-	keys.add(key);
-	while (heldBytes > SEND_LEDGER.maxMemoryBytes) {
-		const finished = finishedRuns.values().next().value;
-		if (finished !== undefined) {
-			dropRun(finished);
-			continue;
-		}
-		const oldest = entries.keys().next().value;
-		if (oldest === undefined) break;
-		drop(oldest);
-	}
+	const run = runs.get(runKey) ?? { keys: new Set<string>(), lastWrite: now, finished: false };
+	run.keys.add(key);
+	run.lastWrite = now;
+	runs.delete(runKey);
+	runs.set(runKey, run);
+	evict(now);
 }
 
 /** The JSON held under `key`, if any. */
@@ -75,19 +95,25 @@ export function heldEntry(key: string): string | undefined {
 
 /** The run finished: its entries are the first to go when the bound is reached. */
 export function runFinished(runKey: string): void {
-	if (keysOfRun.has(runKey)) finishedRuns.add(runKey);
+	const run = runs.get(runKey);
+	if (!run) return;
+	run.finished = true;
+	nothingEvictableUntil = 0;
+	evict(Date.now());
 }
 
 /** How much the in-process ledger holds (for the memory tests and benchmarks). */
 export function heldSize(): { entries: number; bytes: number; finishedRuns: number } {
-	return { entries: entries.size, bytes: heldBytes, finishedRuns: finishedRuns.size };
+	let finishedRuns = 0;
+	for (const run of runs.values()) if (run.finished) finishedRuns++;
+	return { entries: entries.size, bytes: heldBytes, finishedRuns };
 }
 
 export function clearHeldEntries(): void {
 	entries.clear();
-	keysOfRun.clear();
-	finishedRuns.clear();
+	runs.clear();
 	heldBytes = 0;
+	nothingEvictableUntil = 0;
 }
 
 /** A bounded set of run keys, oldest first out. */

@@ -135,8 +135,13 @@ export const LOGIN_RETRY = {
 export const SEND_LEDGER = {
 	/** how long an entry stays in the shared Redis (an execution Retry later than this is not covered) */
 	redisTtlMs: 72 * 3600 * 1000,
-	/** the in-process ledger's size (estimated bytes); past it the oldest entries go first */
+	/**
+	 * the in-process ledger's size (estimated bytes); past it whole runs go: finished ones first,
+	 * then open ones not written to for `openRunProtectionMs` (sending/ledgerMemory.ts)
+	 */
 	maxMemoryBytes: 24 * 1024 * 1024,
+	/** an open run written to this recently is never evicted: its Retry On Fail must find all it sent */
+	openRunProtectionMs: 10 * 60 * 1000,
 	/** runs this process remembers as having sent or finished (a few hundred bytes each) */
 	maxRuns: 20_000,
 	/** a failed Redis read or write is tried again after each of these waits, then given up */
