@@ -252,7 +252,8 @@ export interface PackedPackage {
 }
 
 /** What the tarball may hold: the build, package.json and the three documents; no source maps. */
-const PUBLISHED = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(nodes|credentials)\/.+\.(js|svg|node\.json))$/;
+/** What the tarball may hold: the README's files, the compiled nodes and credentials, icons, codex files and output schemas (__schema__). */
+const PUBLISHED = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(nodes|credentials)\/.+\.(js|svg|node\.json)|dist\/nodes\/[^/]+\/__schema__\/.+\.json)$/;
 
 let packed: Promise<PackedPackage> | undefined;
 

@@ -15,13 +15,18 @@ import { SEND_LEDGER } from '../transport/service';
  * A finished run's entries are not dropped at once either: the node may still fail after its
  * round (Send and Wait's wait, for one), and its Retry On Fail re-runs the same run.
  *
- * Entries are held as their JSON under the digest of their key (a message's identity holds its
- * whole text): what one costs is then its string lengths plus a fixed overhead, which the bound counts.
+ * Entries are held under the digest of their key (a message's identity holds its whole text), as
+ * plain objects whose strings are shared with the output items; what one costs is estimated from
+ * its string lengths plus fixed overheads, which the bound counts.
  */
 interface Held {
-	/** the entry's JSON (a Stored of ledger.ts) */
-	json: string;
-	/** the run (workflow, node, execution, run index) that wrote it */
+	/** the run (execution and run index) that wrote it, as ledger.ts's Stored has it */
+	run: string;
+	/** the entry (a LedgerEntry of ledger.ts) */
+	entry: object;
+	/** when it was written (epoch ms) */
+	at: number;
+	/** the run with its workflow and node */
 	runKey: string;
 	bytes: number;
 }
@@ -34,6 +39,17 @@ interface Run {
 
 /** Map and Set slots, the Held object and string headers, per entry (measured: see test/adversarial/ledgerMemory.test.ts). */
 const ENTRY_OVERHEAD_BYTES = 240;
+/** An object's own slot per property, and a string's header. */
+const SLOT_BYTES = 16;
+
+/** What a plain value costs on the heap, roughly (strings counted at two bytes a character: any script may be UTF-16). */
+function sizeOf(value: unknown, depth = 0): number {
+	if (typeof value === 'string') return SLOT_BYTES + 2 * value.length;
+	if (value === null || typeof value !== 'object' || depth > 4) return SLOT_BYTES;
+	let bytes = SLOT_BYTES;
+	for (const [key, item] of Object.entries(value)) bytes += SLOT_BYTES + key.length + sizeOf(item, depth + 1);
+	return bytes;
+}
 
 const entries = new Map<string, Held>();
 /** Runs in the order of their last write (oldest first). */
@@ -72,25 +88,25 @@ function evict(now: number): void {
 	}
 }
 
-/** Keeps `json` under `key` for `runKey`; evicts past the bound (see above). */
-export function holdEntry(key: string, runKey: string, json: string): void {
+/** Keeps `entry` under `key` for `runKey`; evicts past the bound (see above). */
+export function holdEntry(key: string, runKey: string, run: string, entry: object, at: number): void {
 	drop(key);
 	const now = Date.now();
-	// Strings count two bytes a character: a message in any script may be stored as UTF-16.
-	const bytes = 2 * (key.length + json.length) + ENTRY_OVERHEAD_BYTES;
-	entries.set(key, { json, runKey, bytes });
+	const bytes = 2 * key.length + sizeOf(entry) + ENTRY_OVERHEAD_BYTES;
+	entries.set(key, { run, entry, at, runKey, bytes });
 	heldBytes += bytes;
-	const run = runs.get(runKey) ?? { keys: new Set<string>(), lastWrite: now, finished: false };
-	run.keys.add(key);
-	run.lastWrite = now;
+	const writer = runs.get(runKey) ?? { keys: new Set<string>(), lastWrite: now, finished: false };
+	writer.keys.add(key);
+	writer.lastWrite = now;
 	runs.delete(runKey);
-	runs.set(runKey, run);
+	runs.set(runKey, writer);
 	evict(now);
 }
 
-/** The JSON held under `key`, if any. */
-export function heldEntry(key: string): string | undefined {
-	return entries.get(key)?.json;
+/** The entry held under `key` with its run and time (ledger.ts's Stored), if any. */
+export function heldEntry(key: string): { run: string; entry: object; at: number } | undefined {
+	const held = entries.get(key);
+	return held && { run: held.run, entry: held.entry, at: held.at };
 }
 
 /** The run finished: its entries are the first to go when the bound is reached. */
