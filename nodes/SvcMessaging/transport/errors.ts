@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { itemSuffix, titledErrors, TITLES, withRequest } from './errorTitles';
+
 /** What to do about each service error code, shown as the error's description. */
 const HINTS: Record<string, string> = {
 	UNAUTHORIZED:
@@ -31,39 +33,6 @@ const HINTS: Record<string, string> = {
 };
 
 const NETWORK_ERROR = 'NETWORK_ERROR';
-
-/**
- * Node version 2's error titles say what happened (n8n's guideline), with `[item N]`; the request's
- * method and path move to the description, after what to do. Version 1 keeps its titles
- * ("POST /api/sms/send-api failed: CODE – message"), which saved workflows may test for.
- */
-const TITLES: Record<string, string> = {
-	UNAUTHORIZED: 'The service refused the credential',
-	BAD_REQUEST: 'The service refused the request',
-	INSUFFICIENT_CREDITS: 'Not enough credits on the account',
-	PAYLOAD_TOO_LARGE: 'Too many recipients in one call for the plan',
-	INVALID_PHONE_NUMBER: 'The service refused the phone number',
-	MESSAGE_TOO_LONG: 'The message is too long',
-	INVALID_SENDER_ID: 'The service refused the sender ID',
-	EMPTY_RECIPIENTS: 'The bulk send had no recipients',
-	CHAT_OPT_IN_REQUIRED: 'The recipient has not opted in to chat messages',
-	CHAT_NUMBER_NOT_REGISTERED: "The account's chat number is not registered",
-	INVALID_MEDIA_URL: 'The service refused the media link',
-	RATE_LIMIT_EXCEEDED: "The plan's request rate was exceeded",
-	NOT_FOUND: 'The service found nothing with this ID',
-	INVALID_CAMPAIGN_STATUS: 'The campaign cannot be changed in its status',
-	TEMPLATE_ALREADY_EXISTS: 'A template with this name exists already',
-	INVALID_TEMPLATE: 'The service refused the template',
-	INVALID_CONTACT_GROUP: 'Unknown contact group',
-};
-
-function titledErrors(node: INode): boolean {
-	return node.typeVersion >= 2;
-}
-
-const itemSuffix = (itemIndex: number | undefined) => (itemIndex === undefined ? '' : ` [item ${itemIndex}]`);
-
-const withRequest = (hint: string | undefined, request: string) => `${hint ? `${hint} ` : ''}(Request: ${request}.)`;
 
 export interface ServiceErrorBody {
 	code?: string;
@@ -123,7 +92,6 @@ export function transportError(
 	if (context.mayHaveBeenProcessed) error.context.mayHaveBeenProcessed = true;
 	return error;
 }
-
 
 /** Whether the service may have acted on the failed request (so it must not be sent again). */
 export function mayHaveBeenProcessed(error: { context?: { mayHaveBeenProcessed?: unknown } }): boolean {

@@ -1,0 +1,34 @@
+import type { INode } from 'n8n-workflow';
+
+/**
+ * Node version 2's error titles say what happened (n8n's guideline), with `[item N]`; the request's
+ * method and path move to the description, after what to do. Version 1 keeps its titles
+ * ("POST /api/sms/send-api failed: CODE – message"), which saved workflows may test for.
+ */
+export const TITLES: Record<string, string> = {
+	UNAUTHORIZED: 'The service refused the credential',
+	BAD_REQUEST: 'The service refused the request',
+	INSUFFICIENT_CREDITS: 'Not enough credits on the account',
+	PAYLOAD_TOO_LARGE: 'Too many recipients in one call for the plan',
+	INVALID_PHONE_NUMBER: 'The service refused the phone number',
+	MESSAGE_TOO_LONG: 'The message is too long',
+	INVALID_SENDER_ID: 'The service refused the sender ID',
+	EMPTY_RECIPIENTS: 'The bulk send had no recipients',
+	CHAT_OPT_IN_REQUIRED: 'The recipient has not opted in to chat messages',
+	CHAT_NUMBER_NOT_REGISTERED: "The account's chat number is not registered",
+	INVALID_MEDIA_URL: 'The service refused the media link',
+	RATE_LIMIT_EXCEEDED: "The plan's request rate was exceeded",
+	NOT_FOUND: 'The service found nothing with this ID',
+	INVALID_CAMPAIGN_STATUS: 'The campaign cannot be changed in its status',
+	TEMPLATE_ALREADY_EXISTS: 'A template with this name exists already',
+	INVALID_TEMPLATE: 'The service refused the template',
+	INVALID_CONTACT_GROUP: 'Unknown contact group',
+};
+
+export function titledErrors(node: INode): boolean {
+	return node.typeVersion >= 2;
+}
+
+export const itemSuffix = (itemIndex: number | undefined) => (itemIndex === undefined ? '' : ` [item ${itemIndex}]`);
+
+export const withRequest = (hint: string | undefined, request: string) => `${hint ? `${hint} ` : ''}(Request: ${request}.)`;
