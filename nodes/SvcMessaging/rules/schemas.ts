@@ -9,10 +9,11 @@ import { INPUT_LIMITS } from '../transport/service';
  */
 
 /** White space, zero-width characters, direction marks, the BOM and fillers: they show nothing. */
-const INVISIBLE = /[\s\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/gu;
+const VISIBLE = /[^\s\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/u;
 
+/** Whether anything in the text shows (a test, not a copy: Send Bulk checks this per recipient). */
 export function hasVisibleCharacter(text: string): boolean {
-	return text.replace(INVISIBLE, '') !== '';
+	return VISIBLE.test(text);
 }
 
 /** What a value is, in words, for an error that says it has the wrong type. */
@@ -24,8 +25,11 @@ export function kindOf(value: unknown): string {
 	return `a ${typeof value}`;
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** Unicode code points: what the spec calls characters. */
 export function characters(text: string): number {
+	if (!SURROGATE.test(text)) return text.length;
 	let count = 0;
 	for (const _ of text) count++;
 	return count;

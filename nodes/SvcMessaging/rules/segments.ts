@@ -32,7 +32,8 @@ export function analyzeMessage(text: string): MessageStats {
 	return { encoding: gsm ? 'GSM-7' : 'Unicode', characters, segments, credits: segments };
 }
 
-const PLACEHOLDER = /\{\{([A-Za-z0-9_]+)\}\}/g;
+/** A `{{name}}` placeholder (global: use with replace or matchAll). */
+export const PLACEHOLDER = /\{\{([A-Za-z0-9_]+)\}\}/g;
 
 /** Names of the `{{name}}` placeholders in a bulk message, in order of first use. */
 export function placeholdersOf(message: string): string[] {

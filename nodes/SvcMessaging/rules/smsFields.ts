@@ -5,7 +5,7 @@ import { INPUT_LIMITS, SMS_LIMITS } from '../transport/service';
 import { toUtcIso } from './dateTime';
 import { failItem } from './fields';
 import { characters, hasVisibleCharacter, textField } from './schemas';
-import { fillPlaceholders } from './segments';
+import { PLACEHOLDER } from './segments';
 
 /**
  * The fields of an SMS (Send, Send and Wait, Send Bulk, campaigns): each schema carries its rule
@@ -50,14 +50,36 @@ export function checkPlaceholderValues(node: INode, i: number, where: string, pl
 	}
 }
 
-/** The text this recipient gets, its placeholders filled, holds the rules of an SMS too. */
-export function checkFilledMessage(node: INode, i: number, where: string, message: string, variables: Record<string, string>): void {
-	const filled = fillPlaceholders(message, variables);
-	const count = characters(filled);
-	if (count > SMS_LIMITS.maxMessageCharacters) {
-		failItem(node, i, `${where}"Message" with its placeholders filled must be at most ${SMS_LIMITS.maxMessageCharacters} characters (it has ${count})`);
-	}
-	if (!hasVisibleCharacter(filled)) failItem(node, i, `${where}"Message" with its placeholders filled must contain a visible character`);
+/** Checks one recipient's values against the rules of an SMS for the text they make (filledMessageCheck). */
+export type FilledMessageCheck = (node: INode, i: number, where: string, variables: Record<string, string>) => void;
+
+/**
+ * The text each recipient gets, its placeholders filled, holds the rules of an SMS too. Counted
+ * from the message's fixed parts (once) and each value, without building every recipient's text.
+ */
+export function filledMessageCheck(message: string): FilledMessageCheck {
+	const names: string[] = [];
+	const fixed = message.replace(PLACEHOLDER, (_whole, name: string) => {
+		names.push(name);
+		return '';
+	});
+	const fixedCharacters = characters(fixed);
+	const fixedVisible = hasVisibleCharacter(fixed);
+	return (node, i, where, variables) => {
+		let count = fixedCharacters;
+		let visible = fixedVisible;
+		for (const name of names) {
+			const value = variables[name];
+			// (A placeholder without a value stays as it is written.)
+			const text = value === undefined ? `{{${name}}}` : String(value);
+			count += characters(text);
+			visible ||= hasVisibleCharacter(text);
+		}
+		if (count > SMS_LIMITS.maxMessageCharacters) {
+			failItem(node, i, `${where}"Message" with its placeholders filled must be at most ${SMS_LIMITS.maxMessageCharacters} characters (it has ${count})`);
+		}
+		if (!visible) failItem(node, i, `${where}"Message" with its placeholders filled must contain a visible character`);
+	};
 }
 
 /** Send Bulk's "Recipient List" of one item: an array, or a JSON array, with at least one entry. */

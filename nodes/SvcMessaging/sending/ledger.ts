@@ -58,6 +58,17 @@ const UNDER_WAY: LedgerEntry = {
 	description: 'Redis could not be reached when the service answered, so the outcome is unknown.',
 };
 
+/**
+ * In this process an accepted entry is held as its output's own object (no wrapper per message);
+ * any other entry inside one of these, which tells the two apart.
+ */
+class HeldOther {
+	constructor(readonly entry: LedgerEntry) {}
+}
+
+const heldForm = (entry: LedgerEntry): object => (entry.outcome === 'accepted' ? entry.json : new HeldOther(entry));
+const entryOf = (held: object): LedgerEntry => (held instanceof HeldOther ? held.entry : { outcome: 'accepted', json: held as IDataObject });
+
 const finishedRuns = new RunSet();
 const runsThatSent = new RunSet();
 
@@ -119,6 +130,7 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 	const redis = shared ? await redisLedgerStore(shared) : undefined;
 	// The digests are those of earlier versions: a retry after an upgrade finds what was sent before it.
 	const keyOf = (identity: string) => digest(`${workflowId}\u0000${nodeId}\u0000${identity}`);
+	const scopeKey = `${workflowId}\u0000${nodeId}`;
 	let unrecorded = false;
 
 	// Same run: Retry On Fail. Another, unfinished run: what an execution retry repeats.
@@ -139,11 +151,13 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 	return {
 		consult,
 		async lookup(identities) {
-			const keys = identities.map(keyOf);
-			const found = keys.map((key) => heldEntry(key) as Stored | undefined);
+			const found = identities.map((identity): Stored | undefined => {
+				const held = heldEntry(scopeKey, identity);
+				return held && { run: held.run, at: held.at, entry: entryOf(held.entry) };
+			});
 			if (redis) {
 				const missing = found.flatMap((stored, i) => (stored ? [] : [i]));
-				const fromRedis = await redis.get(missing.map((i) => keys[i]));
+				const fromRedis = await redis.get(missing.map((i) => keyOf(identities[i])));
 				missing.forEach((i, n) => (found[i] = fromRedis[n] ? (JSON.parse(fromRedis[n]!) as Stored) : undefined));
 			}
 			const finished = new Map<string, Promise<boolean>>();
@@ -159,15 +173,14 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 			const written: Array<[string, string]> = [];
 			const notSent: string[] = [];
 			for (const [identity, entry] of entries) {
-				const key = keyOf(identity);
 				if (!entry) {
-					notSent.push(key);
+					if (redis) notSent.push(keyOf(identity));
 					continue;
 				}
 				// In this process the entry is the output's own object (no copy: a send of 100,000 messages
 				// then costs no second copy of every text); Redis gets the JSON.
-				holdEntry(key, runKey, run, entry, at);
-				if (redis) written.push([key, JSON.stringify({ run, entry, at } satisfies Stored)]);
+				holdEntry(scopeKey, identity, runKey, run, heldForm(entry), at);
+				if (redis) written.push([keyOf(identity), JSON.stringify({ run, entry, at } satisfies Stored)]);
 			}
 			if (!redis) return;
 			// The messages were sent: a Redis failure here must not turn them into errors. Their entries

@@ -14,6 +14,8 @@ import { ledgerError, openLedger, unknownOutcome, unknownOutcomeError } from './
 export interface SendUnit {
 	itemIndex: number;
 	identity: string;
+	/** Set by the round: what became of it (kept on the unit: a map of 100,000 units cost ~10 MB). */
+	outcome?: UnitOutcome;
 }
 
 export type UnitOutcome = { ok: true; json: IDataObject } | { ok: false; failure: ItemFailure };
@@ -62,32 +64,34 @@ export async function sendOnce<U extends SendUnit, T>(
 	const apiKey = options.kind === 'apiKey';
 	if (apiKey) await connectKeyLimiter.call(ctx);
 	const ledger = apiKey ? await openLedger(ctx) : await openSendLedger(ctx);
-	const outcomes = new Map<U, UnitOutcome>();
+	for (const unit of units) unit.outcome = undefined;
 	// Redis (the shared ledger) failed: these units fail unsent with its error.
 	const failUnsent = (failed: U[], error: unknown) => {
 		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(ctx.getNode(), error as Error);
-		for (const unit of failed) outcomes.set(unit, { ok: false, failure: { itemIndex: unit.itemIndex, error: ledgerError(ctx, error, unit.itemIndex) } });
+		for (const unit of failed) unit.outcome = { ok: false, failure: { itemIndex: unit.itemIndex, error: ledgerError(ctx, error, unit.itemIndex) } };
 	};
-	const known = ledger.consult
-		? await ledger.lookup(units.map((u) => u.identity)).catch((error: unknown) => {
-				failUnsent(units, error);
-				return [];
-			})
-		: [];
-	const pending: U[] = [];
-	units.forEach((unit, n) => {
-		const earlier = known?.[n];
-		if (outcomes.has(unit)) return;
-		if (earlier?.outcome === 'accepted') {
-			const json = options.repeatedAsIs ? earlier.json : { ...earlier.json, alreadySent: true, sentIn: { ...earlier.sentIn } };
-			outcomes.set(unit, { ok: true, json });
-		} else if (earlier?.outcome === 'unknown' && !options.resendUnknown) {
-			const error = options.refuseUnknown?.(earlier, unit) ?? unknownOutcomeError(ctx, earlier, unit.itemIndex);
-			outcomes.set(unit, { ok: false, failure: { itemIndex: unit.itemIndex, error } });
-		} else {
-			pending.push(unit);
-		}
-	});
+	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
+	let pending = units;
+	if (ledger.consult) {
+		const known = await ledger.lookup(units.map((u) => u.identity)).catch((error: unknown) => {
+			failUnsent(units, error);
+			return [];
+		});
+		pending = [];
+		units.forEach((unit, n) => {
+			const earlier = known[n];
+			if (unit.outcome) return;
+			if (earlier?.outcome === 'accepted') {
+				const json = options.repeatedAsIs ? earlier.json : { ...earlier.json, alreadySent: true, sentIn: { ...earlier.sentIn } };
+				unit.outcome = { ok: true, json };
+			} else if (earlier?.outcome === 'unknown' && !options.resendUnknown) {
+				const error = options.refuseUnknown?.(earlier, unit) ?? unknownOutcomeError(ctx, earlier, unit.itemIndex);
+				unit.outcome = { ok: false, failure: { itemIndex: unit.itemIndex, error } };
+			} else {
+				pending.push(unit);
+			}
+		});
+	}
 	// As an AI tool: what this call sends counts against the execution's message cap (or is refused).
 	const cap = apiKey ? await reserveAgentMessages(ctx, pending.length) : undefined;
 	// Written before anything is posted: should the answers then not reach Redis, a retry finds these
@@ -104,7 +108,7 @@ export async function sendOnce<U extends SendUnit, T>(
 		await options.post(pending, async (results) => {
 			const entries: Array<[string, LedgerEntry | undefined]> = [];
 			for (const [unit, outcome] of results) {
-				outcomes.set(unit, outcome);
+				unit.outcome = outcome;
 				if (outcome.ok) entries.push([unit.identity, { outcome: 'accepted', json: outcome.json }]);
 				else if (mayHaveBeenProcessed(outcome.failure.error)) entries.push([unit.identity, unknownOutcome(outcome.failure)]);
 				else {
@@ -115,7 +119,7 @@ export async function sendOnce<U extends SendUnit, T>(
 			await ledger.record(entries);
 		});
 	}
-	const result = conclude(units.map((unit) => outcomes.get(unit)!));
+	const result = conclude(units.map((unit) => unit.outcome!));
 	await ledger.finish();
 	return result;
 }

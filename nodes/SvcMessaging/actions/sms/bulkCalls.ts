@@ -2,7 +2,6 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { sendSms } from '../../api/sms';
-import { messageIdentities } from '../../sending/ledger';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import type { Settle, UnitOutcome } from '../../sending/round';
 import { requestWindow } from '../../transport/requestWindow';
@@ -12,65 +11,8 @@ import { variablesOf, type Group, type Recipient } from './bulkRecipients';
 /**
  * Send Bulk's calls: one POST per chunk of a group's recipients, each recipient's outcome read
  * from the answer (accepted, rejected with its own error, or the call's failure) and settled in
- * the send-once round, which records it under the recipient's identity (see recipientPayload).
+ * the send-once round, which records it under the recipient's identity (bulkIdentities.ts).
  */
-
-/**
- * What was sent to the recipient, for the send ledger: number, message body (digest) and the
- * placeholder values (so the final text). messageIdentities() numbers repeats.
- */
-export function recipientPayload(r: Recipient): string {
-	const variables = variablesOf(r);
-	const values = variables ? r.group.placeholders.map((name) => variables[name] ?? '').join('\u0001') : '';
-	return flattened(`${r.phoneNumber}\u0000${r.group.id}\u0000${values}`);
-}
-
-/**
- * Each recipient's key in the send ledger: what was sent, repeats numbered (messageIdentities), as
- * one flat string. Only a number that appears more than once with the same message can repeat a
- * payload, so the others are numbered a slice at a time: each slice's strings die young instead
- * of 100,000 of them living through the whole numbering. Returns the count of repeated numbers.
- */
-export function assignIdentities(recipients: Recipient[]): number {
-	const numbers = new Map<Group, Set<string>>();
-	const repeatedNumbers = new Map<Group, Set<string>>();
-	let repeated = 0;
-	for (const { group, phoneNumber } of recipients) {
-		let seen = numbers.get(group);
-		if (!seen) numbers.set(group, (seen = new Set()));
-		if (!seen.has(phoneNumber)) seen.add(phoneNumber);
-		else {
-			repeated++;
-			if (!repeatedNumbers.has(group)) repeatedNumbers.set(group, new Set());
-			repeatedNumbers.get(group)!.add(phoneNumber);
-		}
-	}
-	numbers.clear();
-	const number = (list: Recipient[]) => {
-		const identities = messageIdentities(list.map(recipientPayload));
-		list.forEach((r, n) => (r.identity = flattened(identities[n])));
-		list.length = 0;
-	};
-	const repeats: Recipient[] = [];
-	const slice: Recipient[] = [];
-	for (const r of recipients) {
-		if (repeatedNumbers.get(r.group)?.has(r.phoneNumber)) repeats.push(r);
-		else if (slice.push(r) === 1_000) number(slice);
-	}
-	number(slice);
-	number(repeats);
-	return repeated;
-}
-
-/**
- * V8 keeps a string built with `+` or a template as a tree of its parts (32 bytes a node, each
- * part kept) until it is read by position; reading one character makes it one flat string. The
- * ledger keeps every recipient's identity: flat, they take a third of the memory.
- */
-export function flattened(text: string): string {
-	text.charCodeAt(0);
-	return text;
-}
 
 /** One call: recipients `start` to `end` (exclusive) of a group's members. */
 export interface Chunk {
@@ -83,10 +25,14 @@ export interface Chunk {
 /** The pending recipients in calls of at most `perCall`, each call one group (one message body). */
 export function chunksOf(pending: Recipient[], perCall: number): Chunk[] {
 	const groups = new Map<Group, Recipient[]>();
-	for (const r of pending) {
-		const members = groups.get(r.group);
-		if (members) members.push(r);
-		else groups.set(r.group, [r]);
+	// Usually one message for all: its members are the pending list itself, not a copy.
+	if (pending.length && pending.every((r) => r.group === pending[0].group)) groups.set(pending[0].group, pending);
+	else {
+		for (const r of pending) {
+			const members = groups.get(r.group);
+			if (members) members.push(r);
+			else groups.set(r.group, [r]);
+		}
 	}
 	const chunks: Chunk[] = [];
 	for (const [group, members] of groups) {

@@ -1,10 +1,10 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { createHash } from 'crypto';
 
 import { parseItem } from '../../rules/fields';
 import { checkPhone } from '../../rules/phone';
 import { placeholdersOf } from '../../rules/segments';
-import { checkFilledMessage, checkPlaceholderValues, futureTime, recipientList, SMS_LABELS, smsSchema } from '../../rules/smsFields';
+import { checkPlaceholderValues, filledMessageCheck, futureTime, recipientList, SMS_LABELS, smsSchema, type FilledMessageCheck } from '../../rules/smsFields';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import { perItemParameter } from '../parameters';
 
@@ -29,6 +29,8 @@ export interface Group {
 	/** Short digest of the body, in the ledger key of each recipient. */
 	id: string;
 	placeholders: string[];
+	/** The rules of an SMS for the text one recipient's values make. */
+	checkFilled: FilledMessageCheck;
 	/** Credits of the message when no placeholder is filled (the same for every recipient). */
 	credits?: number;
 	/**
@@ -88,11 +90,11 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 	const newGroup = (body: IDataObject, key: string): Group => {
 		const placeholders = placeholdersOf(body.message as string);
 		const fromItem = variablesSource === 'allFields' && placeholders.length ? (n: number) => fieldVariables(items[n].json, placeholders) : undefined;
-		return { body, id: createHash('sha256').update(key).digest('base64').slice(0, 12), placeholders, fromItem };
+		const checkFilled = filledMessageCheck(body.message as string);
+		return { body, id: createHash('sha256').update(key).digest('base64').slice(0, 12), placeholders, checkFilled, fromItem };
 	};
 
 	return (i) => {
-		const slots: Slot[] = [];
 		const text = message(i);
 		const rawSender = senderId(i);
 		const opts = options(i);
@@ -117,43 +119,44 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 			groups.set(groupKey, group);
 			last = { text, sender: rawSender, opts, group };
 		}
-		const { placeholders } = group;
-
-		const entries =
-			source === 'items'
-				? [
-						{
-							phoneNumber: phone(i),
-							variables:
-								variablesSource === 'allFields'
-									? fieldVariables(items[i].json, placeholders)
-									: variablesFor(variablesSource, items[i].json, defined(i)),
-						},
-					]
-				: listEntries(ctx, recipientList(i), i);
-		entries.forEach((entry, position) => {
-			const where = source === 'list' ? `recipient ${position}: ` : '';
-			try {
-				const phoneNumber = checkPhone(node, i, entry.phoneNumber, opts, 'mobile', where);
-				checkPlaceholderValues(node, i, where, placeholders, entry.variables);
-				// Only the message's placeholders go to the service (and into the retry ledger's key).
-				// (fieldVariables already read only those.)
-				const variables =
-					placeholders.length && entry.variables ? (group.fromItem ? entry.variables : usedVariables(entry.variables, placeholders)) : undefined;
-				if (variables) checkFilledMessage(node, i, where, group.body.message as string, variables);
-				// From the item's fields: read again when needed (group.fromItem), not kept.
-				const kept = group.fromItem ? undefined : variables;
-				slots.push({
-					recipient: { itemIndex: i, position, phoneNumber, variables: kept, group, identity: '' },
-				});
-			} catch (error) {
-				const failure = failureOf(ctx, error, i);
-				if (!ctx.continueOnFail()) throw failure.error;
-				slots.push({ failure, phoneNumber: entry.phoneNumber });
-			}
-		});
+		if (source === 'items') {
+			const json = items[i].json;
+			const variables = variablesSource === 'allFields' ? fieldVariables(json, group.placeholders) : variablesFor(variablesSource, json, defined(i));
+			// One recipient per item, checked without a list around it (100,000 items: no array each).
+			const slot = checkEntry(ctx, node, i, group, opts, { phoneNumber: phone(i), variables }, 0, '');
+			return slot.recipient ?? [slot];
+		}
+		const slots = listEntries(ctx, recipientList(i), i).map((entry, position) => checkEntry(ctx, node, i, group, opts, entry, position, `recipient ${position}: `));
 		return slots.length === 1 && slots[0].recipient ? slots[0].recipient : slots;
 	};
+}
+
+interface Entry {
+	phoneNumber: unknown;
+	variables: Record<string, string> | undefined;
+}
+
+/**
+ * One recipient's checks: its slot holds the checked recipient, or (with Continue On Fail) its
+ * failure; without Continue On Fail the failure is thrown.
+ */
+function checkEntry(ctx: IExecuteFunctions, node: INode, i: number, group: Group, opts: IDataObject, entry: Entry, position: number, where: string): Slot {
+	const { placeholders } = group;
+	try {
+		const phoneNumber = checkPhone(node, i, entry.phoneNumber, opts, 'mobile', where);
+		checkPlaceholderValues(node, i, where, placeholders, entry.variables);
+		// Only the message's placeholders go to the service (and into the retry ledger's key).
+		// (fieldVariables already read only those.)
+		const variables = placeholders.length && entry.variables ? (group.fromItem ? entry.variables : usedVariables(entry.variables, placeholders)) : undefined;
+		if (variables) group.checkFilled(node, i, where, variables);
+		// From the item's fields: read again when needed (group.fromItem), not kept.
+		const kept = group.fromItem ? undefined : variables;
+		return { recipient: { itemIndex: i, position, phoneNumber, variables: kept, group, identity: '' } };
+	} catch (error) {
+		const failure = failureOf(ctx, error, i);
+		if (!ctx.continueOnFail()) throw failure.error;
+		return { failure, phoneNumber: entry.phoneNumber };
+	}
 }
 
 const hasOwn = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);

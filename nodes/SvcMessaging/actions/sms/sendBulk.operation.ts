@@ -15,7 +15,8 @@ import {
 	scheduledAtOption,
 	senderIdLocator,
 } from '../common.descriptions';
-import { assignIdentities, bulkCallWindow, chunksOf, sendChunk } from './bulkCalls';
+import { bulkCallWindow, chunksOf, sendChunk } from './bulkCalls';
+import { assignIdentities } from './bulkIdentities';
 import { forEachSlot, recipientReader, variablesOf, type ItemRecipients, type Recipient } from './bulkRecipients';
 
 const properties: INodeProperties[] = [
@@ -130,7 +131,7 @@ export const description = updateDisplayOptions({ show: { resource: ['sms'], ope
 const readers = new WeakMap<IExecuteFunctions, (i: number) => ItemRecipients>();
 
 /** One item's recipients (one, or its list), checked; nothing is sent. */
-export async function prepare(this: IExecuteFunctions, i: number): Promise<ItemRecipients> {
+export function prepare(this: IExecuteFunctions, i: number): ItemRecipients {
 	let read = readers.get(this);
 	if (!read) readers.set(this, (read = recipientReader(this)));
 	return read(i);
