@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { randomUUID } from 'crypto';
 
 import { digest, sharedLimitOf } from '../transport/redis';
-import { clearHeldEntries, heldEntry, holdEntry, RunSet, runFinished } from './ledgerMemory';
+import { clearHeldEntries, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
 import { redisLedgerStore } from './ledgerRedis';
 
 /**
@@ -151,10 +151,7 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 	return {
 		consult,
 		async lookup(identities) {
-			const found = identities.map((identity): Stored | undefined => {
-				const held = heldEntry(scopeKey, identity);
-				return held && { run: held.run, at: held.at, entry: entryOf(held.entry) };
-			});
+			const found = heldEntries(scopeKey, identities).map((held): Stored | undefined => held && { run: held.run, at: held.at, entry: entryOf(held.entry) });
 			if (redis) {
 				const missing = found.flatMap((stored, i) => (stored ? [] : [i]));
 				const fromRedis = await redis.get(missing.map((i) => keyOf(identities[i])));

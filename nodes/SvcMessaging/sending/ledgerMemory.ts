@@ -15,59 +15,59 @@ import { SEND_LEDGER } from '../transport/service';
  * A finished run's entries are not dropped at once either: the node may still fail after its
  * round (Send and Wait's wait, for one), and its Retry On Fail re-runs the same run.
  *
- * Entries are held per scope (workflow and node) under the message's identity itself: the string
- * the send already made, so a held entry costs no key of its own (a digest per entry was a third
- * of an entry and a hash per message). Redis keys stay digests (ledgerRedis.ts). An entry is the
- * output's own object (strings shared with the output items) with its run and time; its cost is
- * estimated from string lengths plus fixed overheads, which the bound counts.
+ * Each run keeps what it wrote in three arrays, in the order written: the messages' identities
+ * (the strings the send already made), their entries (the outputs' own objects) and times. No map
+ * and no object per message: a Send Bulk of 100,000 costs 24 bytes a message here. Only a run that
+ * may repeat an earlier one looks anything up (a retry, rare): `heldEntries` then reads the runs
+ * of the workflow's node, the later entry of a message winning. Redis keys stay digests
+ * (ledgerRedis.ts). What a run holds is estimated from string lengths plus fixed overheads, which
+ * the bound counts.
  */
-interface Held {
-	/** the run that wrote it */
-	run: Run;
-	/** the entry (a LedgerEntry of ledger.ts) */
-	entry: object;
-	/** when it was written, in whole seconds since SECONDS_BASE: a small integer, kept in the object itself */
-	at: number;
-}
-
 interface Run {
 	/** execution id \0 run index, as ledger.ts's Stored has it */
 	run: string;
 	/** the run with its workflow and node */
 	runKey: string;
+	/** the workflow and node */
 	scopeKey: string;
-	scope: Map<string, Held>;
-	/** entries it holds now */
-	count: number;
-	/** identities this run wrote (one may since belong to a later run: checked when dropped) */
 	identities: string[];
+	/** a LedgerEntry of ledger.ts each, as ledger.ts holds it */
+	entries: object[];
+	/** when each was written, in whole seconds since SECONDS_BASE (small integers: no number objects) */
+	times: number[];
 	bytes: number;
 	lastWrite: number;
 	finished: boolean;
 }
 
-/** Map slots, the Held object and the key's string header, per entry (measured: see test/adversarial/ledgerMemory.test.ts). */
-const ENTRY_OVERHEAD_BYTES = 150;
-/** An object's own slot per property, and a string's header. */
-const SLOT_BYTES = 16;
+/** Per entry: three array slots and their spare capacity (measured: see test/adversarial/ledgerMemory.test.ts). */
+const ENTRY_OVERHEAD_BYTES = 40;
+/** Per run: its record and arrays. */
+const RUN_OVERHEAD_BYTES = 400;
+const OBJECT_HEADER_BYTES = 24;
+const PROPERTY_BYTES = 8;
+const STRING_HEADER_BYTES = 16;
 const SECONDS_BASE = Date.UTC(2020, 0, 1);
+const WIDE = /[^\u0000-\u00ff]/;
 
-/** What a plain value costs on the heap, roughly (strings counted at two bytes a character: any script may be UTF-16). */
+/** A string's heap size: one byte a character, two when any is outside Latin-1 (V8's two forms). */
+const stringBytes = (text: string) => STRING_HEADER_BYTES + (WIDE.test(text) ? 2 : 1) * text.length;
+
+/**
+ * What a plain value costs on the heap, roughly; strings that other objects share (a batch ID, a
+ * status) are counted for every entry, so this errs high.
+ */
 function sizeOf(value: unknown, depth = 0): number {
-	if (typeof value === 'string') return SLOT_BYTES + 2 * value.length;
-	if (value === null || typeof value !== 'object' || depth > 4) return SLOT_BYTES;
-	let bytes = SLOT_BYTES;
+	if (typeof value === 'string') return stringBytes(value);
+	if (value === null || typeof value !== 'object' || depth > 4) return 0;
+	let bytes = OBJECT_HEADER_BYTES;
 	// (for…in, not Object.entries: no arrays made for each of 100,000 entries)
 	for (const key in value) {
-		if (Object.prototype.hasOwnProperty.call(value, key)) bytes += SLOT_BYTES + key.length + sizeOf((value as Record<string, unknown>)[key], depth + 1);
+		if (Object.prototype.hasOwnProperty.call(value, key)) bytes += PROPERTY_BYTES + sizeOf((value as Record<string, unknown>)[key], depth + 1);
 	}
 	return bytes;
 }
 
-const entryBytes = (identity: string, entry: object) => 2 * identity.length + sizeOf(entry) + ENTRY_OVERHEAD_BYTES;
-
-/** workflow \0 node → identity → entry */
-const scopes = new Map<string, Map<string, Held>>();
 /** Runs in the order of their last write (oldest first). */
 const runs = new Map<string, Run>();
 let heldBytes = 0;
@@ -78,15 +78,10 @@ let newest: Run | undefined;
 let nothingEvictableUntil = 0;
 
 function dropRun(record: Run): void {
-	for (const identity of record.identities) {
-		if (record.scope.get(identity)?.run !== record) continue;
-		record.scope.delete(identity);
-		heldCount--;
-	}
 	heldBytes -= record.bytes;
+	heldCount -= record.identities.length;
 	runs.delete(record.runKey);
 	if (newest === record) newest = undefined;
-	if (record.scope.size === 0) scopes.delete(record.scopeKey);
 }
 
 /** Evicts whole runs, finished first, then open ones past their protection, until under the bound. */
@@ -105,12 +100,11 @@ function evict(now: number): void {
 }
 
 function runOf(scopeKey: string, runKey: string, run: string, now: number): Run {
-	let scope = scopes.get(scopeKey);
-	if (!scope) scopes.set(scopeKey, (scope = new Map()));
 	let record = runs.get(runKey);
-	if (!record) record = { run, runKey, scopeKey, scope, count: 0, identities: [], bytes: 0, lastWrite: now, finished: false };
-	// Its scope emptied and went (another run's eviction): it holds nothing there, so it joins the current one.
-	if (record.scope !== scope) record.scope = scope;
+	if (!record) {
+		record = { run, runKey, scopeKey, identities: [], entries: [], times: [], bytes: RUN_OVERHEAD_BYTES, lastWrite: now, finished: false };
+		heldBytes += RUN_OVERHEAD_BYTES;
+	}
 	record.lastWrite = now;
 	// Last written, last in order (moved only when another run wrote since: not once per entry).
 	if (newest !== record) {
@@ -121,35 +115,45 @@ function runOf(scopeKey: string, runKey: string, run: string, now: number): Run 
 	return record;
 }
 
-/** Keeps `entry` under `identity` in `scopeKey` for `runKey`; evicts past the bound (see above). */
+/**
+ * Keeps `entry` under `identity` in `scopeKey` (workflow and node) for `runKey`; evicts past the
+ * bound (see above). A message held again (a resend of an unknown outcome) is added again: the
+ * later entry wins, the earlier one counts until its run goes.
+ */
 export function holdEntry(scopeKey: string, identity: string, runKey: string, run: string, entry: object, at: number): void {
 	const now = Date.now();
 	const record = runOf(scopeKey, runKey, run, now);
-	const earlier = record.scope.get(identity);
-	if (earlier) {
-		// Replaced: what it cost leaves its run (estimated again: close enough for a bound).
-		const before = earlier.run;
-		const bytes = before.count === 1 ? before.bytes : Math.min(before.bytes, entryBytes(identity, earlier.entry));
-		before.bytes -= bytes;
-		before.count--;
-		heldBytes -= bytes;
-		heldCount--;
-		if (before.count === 0 && before !== record) dropRun(before);
-	}
-	if (earlier?.run !== record) record.identities.push(identity);
-	record.scope.set(identity, { run: record, entry, at: Math.round((at - SECONDS_BASE) / 1000) });
-	const bytes = entryBytes(identity, entry);
+	record.identities.push(identity);
+	record.entries.push(entry);
+	record.times.push(Math.round((at - SECONDS_BASE) / 1000));
+	const bytes = stringBytes(identity) + sizeOf(entry) + ENTRY_OVERHEAD_BYTES;
 	record.bytes += bytes;
-	record.count++;
 	heldBytes += bytes;
 	heldCount++;
 	evict(now);
 }
 
-/** The entry held under `identity` in `scopeKey` with its run and time (ledger.ts's Stored), if any. */
-export function heldEntry(scopeKey: string, identity: string): { run: string; entry: object; at: number } | undefined {
-	const held = scopes.get(scopeKey)?.get(identity);
-	return held && { run: held.run.run, entry: held.entry, at: SECONDS_BASE + held.at * 1000 };
+/**
+ * The entries held under `identities` in `scopeKey`, in their order, each with its run and time
+ * (ledger.ts's Stored), or undefined. Reads every run of the scope: for retries only.
+ */
+export function heldEntries(scopeKey: string, identities: string[]): Array<{ run: string; entry: object; at: number } | undefined> {
+	const wanted = new Map<string, { record: Run; n: number } | undefined>();
+	for (const identity of identities) wanted.set(identity, undefined);
+	// The latest write of a message wins (runs are in the order of their last write, each run's
+	// entries in the order written; times settle two runs that wrote in turn).
+	for (const record of runs.values()) {
+		if (record.scopeKey !== scopeKey) continue;
+		record.identities.forEach((identity, n) => {
+			if (!wanted.has(identity)) return;
+			const current = wanted.get(identity);
+			if (!current || record.times[n] >= current.record.times[current.n]) wanted.set(identity, { record, n });
+		});
+	}
+	return identities.map((identity) => {
+		const found = wanted.get(identity);
+		return found && { run: found.record.run, entry: found.record.entries[found.n], at: SECONDS_BASE + found.record.times[found.n] * 1000 };
+	});
 }
 
 /** The run finished: its entries are the first to go when the bound is reached. */
@@ -169,7 +173,6 @@ export function heldSize(): { entries: number; bytes: number; finishedRuns: numb
 }
 
 export function clearHeldEntries(): void {
-	scopes.clear();
 	runs.clear();
 	newest = undefined;
 	heldBytes = 0;

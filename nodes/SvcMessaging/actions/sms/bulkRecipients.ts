@@ -15,8 +15,6 @@ import { perItemParameter } from '../parameters';
  */
 export interface Recipient {
 	itemIndex: number;
-	/** Position within the item's list (list mode), for messages and the retry ledger. */
-	position: number;
 	phoneNumber: string;
 	variables?: Record<string, string>;
 	group: Group;
@@ -123,10 +121,10 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 			const json = items[i].json;
 			const variables = variablesSource === 'allFields' ? fieldVariables(json, group.placeholders) : variablesFor(variablesSource, json, defined(i));
 			// One recipient per item, checked without a list around it (100,000 items: no array each).
-			const slot = checkEntry(ctx, node, i, group, opts, { phoneNumber: phone(i), variables }, 0, '');
+			const slot = checkEntry(ctx, node, i, group, opts, { phoneNumber: phone(i), variables }, '');
 			return slot.recipient ?? [slot];
 		}
-		const slots = listEntries(ctx, recipientList(i), i).map((entry, position) => checkEntry(ctx, node, i, group, opts, entry, position, `recipient ${position}: `));
+		const slots = listEntries(ctx, recipientList(i), i).map((entry, position) => checkEntry(ctx, node, i, group, opts, entry, `recipient ${position}: `));
 		return slots.length === 1 && slots[0].recipient ? slots[0].recipient : slots;
 	};
 }
@@ -140,7 +138,7 @@ interface Entry {
  * One recipient's checks: its slot holds the checked recipient, or (with Continue On Fail) its
  * failure; without Continue On Fail the failure is thrown.
  */
-function checkEntry(ctx: IExecuteFunctions, node: INode, i: number, group: Group, opts: IDataObject, entry: Entry, position: number, where: string): Slot {
+function checkEntry(ctx: IExecuteFunctions, node: INode, i: number, group: Group, opts: IDataObject, entry: Entry, where: string): Slot {
 	const { placeholders } = group;
 	try {
 		const phoneNumber = checkPhone(node, i, entry.phoneNumber, opts, 'mobile', where);
@@ -151,7 +149,7 @@ function checkEntry(ctx: IExecuteFunctions, node: INode, i: number, group: Group
 		if (variables) group.checkFilled(node, i, where, variables);
 		// From the item's fields: read again when needed (group.fromItem), not kept.
 		const kept = group.fromItem ? undefined : variables;
-		return { recipient: { itemIndex: i, position, phoneNumber, variables: kept, group, identity: '' } };
+		return { recipient: { itemIndex: i, phoneNumber, variables: kept, group, identity: '' } };
 	} catch (error) {
 		const failure = failureOf(ctx, error, i);
 		if (!ctx.continueOnFail()) throw failure.error;
