@@ -47,7 +47,10 @@ function sizeOf(value: unknown, depth = 0): number {
 	if (typeof value === 'string') return SLOT_BYTES + 2 * value.length;
 	if (value === null || typeof value !== 'object' || depth > 4) return SLOT_BYTES;
 	let bytes = SLOT_BYTES;
-	for (const [key, item] of Object.entries(value)) bytes += SLOT_BYTES + key.length + sizeOf(item, depth + 1);
+	// for…in rather than Object.entries: no array of pairs per object, for every message recorded.
+	for (const key in value) {
+		if (Object.prototype.hasOwnProperty.call(value, key)) bytes += SLOT_BYTES + key.length + sizeOf((value as Record<string, unknown>)[key], depth + 1);
+	}
 	return bytes;
 }
 
