@@ -151,7 +151,7 @@ function createLimiter(limits: PlanLimits, cluster?: ClusterStore): KeyLimiter {
 				// In a cluster any failure here is Redis's: the request was not sent.
 				(error: Error) => take()?.fail(cluster ? cluster.fail(error) : error),
 			);
-			void checkForStuckPause();
+			if (cluster) void checkForStuckPause();
 			await started;
 			try {
 				return await task();
@@ -178,9 +178,18 @@ function createLimiter(limits: PlanLimits, cluster?: ClusterStore): KeyLimiter {
 	};
 }
 
+type LaneContext = { getExecutionId?: () => string | undefined; getNode: () => { name: string } };
+/** Per node run: n8n's getNode() deep-copies the whole node (its parameters) on every call. */
+const laneNames = new WeakMap<LaneContext, string>();
+
 /** The lane of a node's requests: its execution and node (a workflow's executions never share one). */
-export function laneOf(ctx: { getExecutionId?: () => string | undefined; getNode: () => { name: string } }): string {
-	return `${ctx.getExecutionId?.() ?? ''}\u0000${ctx.getNode().name}`;
+export function laneOf(ctx: LaneContext): string {
+	let lane = laneNames.get(ctx);
+	if (lane === undefined) {
+		lane = `${ctx.getExecutionId?.() ?? ''}\u0000${ctx.getNode().name}`;
+		laneNames.set(ctx, lane);
+	}
+	return lane;
 }
 
 /**

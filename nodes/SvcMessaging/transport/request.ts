@@ -117,7 +117,8 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 	const limiter = request.auth === 'apiKey' ? await keyLimiter.call(this, credentials, request.itemIndex) : undefined;
 	const idempotent = request.method === 'GET';
 	const credentialType = CREDENTIAL_TYPES[request.auth];
-	const readAlready = decryptedFor(this, request.auth, credentials);
+	// Account requests only: it reads the node (a deep copy in n8n) and API-key requests never use it.
+	const readAlready = request.auth === 'account' ? decryptedFor(this, request.auth, credentials) : undefined;
 
 	// API-key requests carry the header the credential declares (SvcMessagingApi.authenticate, checked
 	// equal by test/unit/credentials.test.ts) through n8n's request helper: n8n's authenticate would
