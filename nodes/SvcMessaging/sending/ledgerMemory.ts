@@ -33,7 +33,7 @@ interface Run {
 	identities: string[];
 	/** a LedgerEntry of ledger.ts each, as ledger.ts holds it */
 	entries: object[];
-	/** when each was written, in whole seconds since SECONDS_BASE (small integers: no number objects) */
+	/** when each was written (epoch ms; an array of numbers only stores them unboxed, 8 bytes each) */
 	times: number[];
 	bytes: number;
 	lastWrite: number;
@@ -47,7 +47,6 @@ const RUN_OVERHEAD_BYTES = 400;
 const OBJECT_HEADER_BYTES = 24;
 const PROPERTY_BYTES = 8;
 const STRING_HEADER_BYTES = 16;
-const SECONDS_BASE = Date.UTC(2020, 0, 1);
 const WIDE = /[^\u0000-\u00ff]/;
 
 /** A string's heap size: one byte a character, two when any is outside Latin-1 (V8's two forms). */
@@ -125,7 +124,7 @@ export function holdEntry(scopeKey: string, identity: string, runKey: string, ru
 	const record = runOf(scopeKey, runKey, run, now);
 	record.identities.push(identity);
 	record.entries.push(entry);
-	record.times.push(Math.round((at - SECONDS_BASE) / 1000));
+	record.times.push(at);
 	const bytes = stringBytes(identity) + sizeOf(entry) + ENTRY_OVERHEAD_BYTES;
 	record.bytes += bytes;
 	heldBytes += bytes;
@@ -152,7 +151,7 @@ export function heldEntries(scopeKey: string, identities: string[]): Array<{ run
 	}
 	return identities.map((identity) => {
 		const found = wanted.get(identity);
-		return found && { run: found.record.run, entry: found.record.entries[found.n], at: SECONDS_BASE + found.record.times[found.n] * 1000 };
+		return found && { run: found.record.run, entry: found.record.entries[found.n], at: found.record.times[found.n] };
 	});
 }
 
