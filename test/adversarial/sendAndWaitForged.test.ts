@@ -13,7 +13,7 @@ import { WAIT_KEY } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
 import { SEED_ACCOUNT_IDS, SEED_KEYS, startEmulator, type RunningEmulator } from '../emulator';
 import { shutdownN8nCore } from '../helpers/n8n';
 import { recordCase } from './tally';
-import { startWaitingN8n, type WaitingN8n, type WaitingRun } from './waitingN8n';
+import { startWaitingN8n, type WaitingN8n, type WaitingRun, sendAndWaitParameters } from './waitingN8n';
 
 const SECRET = 'whsec_adversarial_0001';
 /** Long enough for each case; short so that the node's own wake-up calls (at the timeout) end with the file. */
@@ -30,16 +30,7 @@ afterAll(async () => {
 	await shutdownN8nCore();
 });
 
-const parameters = {
-	resource: 'sms',
-	operation: 'sendAndWaitForDelivery',
-	phoneNumber: '={{ $json.phone }}',
-	message: 'Your code is 123456',
-	senderId: { __rl: true, mode: 'list', value: '' },
-	waitMode: 'webhook',
-	timeout: TIMEOUT_S,
-	options: {},
-};
+const parameters = sendAndWaitParameters('webhook', TIMEOUT_S);
 
 async function post(url: string, body: object, headers: Record<string, string> = {}) {
 	const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

@@ -11,7 +11,7 @@ import { startEmulatorProcess, type EmulatorProcess } from '../e2e/harness';
 import { SEED_KEYS } from '../emulator';
 import { shutdownN8nCore } from '../helpers/n8n';
 import { recordCase } from './tally';
-import { startWaitingN8n, type WaitingN8n } from './waitingN8n';
+import { startWaitingN8n, type WaitingN8n, sendAndWaitParameters } from './waitingN8n';
 
 const EXECUTIONS = 40;
 const ITEMS = 10;
@@ -28,16 +28,7 @@ beforeAll(async () => {
 	// while the executions wait, so only the node's wake-up calls resume them.
 	emu = await startEmulatorProcess({ timeScale: 1000 });
 	n8n = await startWaitingN8n(() => ({
-		parameters: {
-			resource: 'sms',
-			operation: 'sendAndWaitForDelivery',
-			phoneNumber: '={{ $json.phone }}',
-			message: 'Your code is 123456',
-			senderId: { __rl: true, mode: 'list', value: '' },
-			waitMode: 'webhook',
-			timeout: TIMEOUT_S,
-			options: {},
-		},
+		parameters: sendAndWaitParameters('webhook', TIMEOUT_S),
 		credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } },
 	}));
 }, 60_000);

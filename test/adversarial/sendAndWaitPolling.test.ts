@@ -8,6 +8,7 @@
 import { SEED_KEYS, startEmulator, type RunningEmulator } from '../emulator';
 import { executeNode, shutdownN8nCore } from '../helpers/n8n';
 import { recordCase } from './tally';
+import { sendAndWaitParameters } from './waitingN8n';
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -22,16 +23,7 @@ it('30 items on a Free key, 5 s timeout: every delivered message on "Delivered";
 	const inputs = Array.from({ length: 30 }, (_, i) => ({ phone: i === 7 ? '+254712340999' : `+2547123400${String(i).padStart(2, '0')}` }));
 	const [delivered, notDelivered] = await executeNode(
 		{
-			parameters: {
-				resource: 'sms',
-				operation: 'sendAndWaitForDelivery',
-				phoneNumber: '={{ $json.phone }}',
-				message: 'Your code is 123456',
-				senderId: { __rl: true, mode: 'list', value: '' },
-				waitMode: 'polling',
-				timeout: 5,
-				options: { pollInterval: 1 },
-			},
+			parameters: { ...sendAndWaitParameters('polling', 5), options: { pollInterval: 1 } },
 			credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free' } },
 		},
 		inputs,

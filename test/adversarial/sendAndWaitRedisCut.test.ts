@@ -17,7 +17,7 @@ import { SvcMessaging } from '../helpers/packageClasses';
 import { startRedis, type RedisServer } from '../helpers/services';
 import { recordCase } from './tally';
 import { startTcpProxy, type TcpProxy } from './tcpProxy';
-import { startWaitingN8n, type WaitingN8n } from './waitingN8n';
+import { startWaitingN8n, type WaitingN8n, sendAndWaitParameters } from './waitingN8n';
 
 const REDIS_PASSWORD = 'redis-cut-wait-pw-0001';
 let emu: RunningEmulator;
@@ -31,16 +31,7 @@ beforeAll(async () => {
 	proxy = await startTcpProxy(redis.port);
 	emu = await startEmulator({ port: 0, timeScale: 0.05 });
 	setup = () => ({
-		parameters: {
-			resource: 'sms',
-			operation: 'sendAndWaitForDelivery',
-			phoneNumber: '={{ $json.phone }}',
-			message: 'Your code is 123456',
-			senderId: { __rl: true, mode: 'list', value: '' },
-			waitMode: 'webhook',
-			timeout: 5,
-			options: {},
-		},
+		parameters: sendAndWaitParameters('webhook', 5),
 		credentials: {
 			svcMessagingApi: {
 				baseUrl: emu.url,

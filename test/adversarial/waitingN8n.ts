@@ -127,3 +127,17 @@ export async function startWaitingN8n(setup: () => NodeSetup): Promise<WaitingN8
 		},
 	};
 }
+
+/** The Send and Wait for Delivery node's parameters the adversarial cases share (one OTP to `$json.phone`). */
+export function sendAndWaitParameters(waitMode: 'webhook' | 'polling', timeout: number) {
+	return {
+		resource: 'sms',
+		operation: 'sendAndWaitForDelivery',
+		phoneNumber: '={{ $json.phone }}',
+		message: 'Your code is 123456',
+		senderId: { __rl: true, mode: 'list', value: '' },
+		waitMode,
+		timeout,
+		options: {},
+	};
+}
