@@ -63,6 +63,8 @@ export interface WorkerResult {
 	endedAt: number;
 	cpuMs: number;
 	rssBeforeMb: number;
+	/** V8 heap in use just before the execution (after a full GC): the capped row's baseline */
+	heapBeforeMb: number;
 	rssPeakGrowthMb: number;
 	heapGrowthMb: number;
 	/** highest V8 heap in use while the execution ran (sampled) minus before it; null unless sampleHeap */
@@ -227,6 +229,7 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 		endedAt,
 		cpuMs: (used.user + used.system) / 1000,
 		rssBeforeMb: mb(rssBefore),
+		heapBeforeMb: mb(heapBefore),
 		rssPeakGrowthMb: mb(rssPeak - rssBefore),
 		heapGrowthMb: mb(heapAfter - heapBefore),
 		peakHeapGrowthMb: heapPeakBytes === undefined ? null : mb(Math.max(heapPeakBytes, heapAfter) - heapBefore),
