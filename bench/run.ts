@@ -237,7 +237,7 @@ async function main() {
 	let pool: Worker[] = [];
 	let redis: RedisServer | undefined;
 	const processRows: ProcessesRow[] = [];
-	const floor: { ratio?: number | null; sendCpuMsPerSms?: number | null; floorCpuMsPerSms?: number | null } = {};
+	const floor: FloorFigures = {};
 	const shared: Record<string, Record<string, unknown>> = {};
 	try {
 		// Keys: one per scenario, so each starts with a full rate budget.
@@ -255,6 +255,7 @@ async function main() {
 			{ id: 'warmup-bulk-vars', operation: 'sendBulk', plan: 'business', items: 2_000, variables: true, key: keyFor('warmup-bulk-vars') },
 			{ id: 'warmup-send', operation: 'send', plan: 'business', items: 100, key: keyFor('warmup-send') },
 			{ id: 'warmup-floor', operation: 'floor', plan: 'business', items: 100, key: keyFor('warmup-floor') },
+			{ id: 'warmup-floor-limited', operation: 'floorLimited', plan: 'business', items: 100, key: keyFor('warmup-floor-limited') },
 		];
 		// What a user builds without the package, for the same jobs at Free (bench/userBuilds.ts).
 		const userScenarios: Array<NodeScenario & { label: string }> = [
@@ -264,7 +265,7 @@ async function main() {
 		];
 		for (const s of userScenarios) s.key = keyFor(s.id);
 		// CPU per SMS: Send and the floor (n8n-core's helpers.httpRequest alone) at Business pace.
-		const floorKeys = { send: keyFor('send-business'), floor: keyFor('floor-business') };
+		const floorKeys = { send: keyFor('send-business'), floor: keyFor('floor-business'), floorLimited: keyFor('floor-limited-business') };
 		const sharedScenarios: Array<NodeScenario & { label: string }> = [
 			{
 				id: 'shared-free-bulk',
@@ -302,6 +303,7 @@ async function main() {
 			...[...scenarios, ...warmups, ...userScenarios, memoryScenario, cappedScenario].map((s) => ({ key: s.key, plan: s.plan })),
 			{ key: floorKeys.send, plan: 'business' as Plan },
 			{ key: floorKeys.floor, plan: 'business' as Plan },
+			{ key: floorKeys.floorLimited, plan: 'business' as Plan },
 			{ key: calibrationKey, plan: 'business' as Plan },
 		]);
 		// Own accounts: their message lists (with each message's reference and time) stay small.
@@ -336,7 +338,7 @@ async function main() {
 			return {
 				id: s.id,
 				label: s.label,
-				kind: s.operation === 'send' || s.operation === 'sendBulk' ? 'node' : s.operation === 'floor' ? 'floor' : 'user',
+				kind: s.operation === 'send' || s.operation === 'sendBulk' ? 'node' : s.operation === 'floor' || s.operation === 'floorLimited' ? 'floor' : 'user',
 				plan: s.plan,
 				items: s.items,
 				recipients: s.items,
@@ -376,10 +378,12 @@ async function main() {
 		// endpoint, the same number of SMS at Business pace, in alternating rounds in this one process.
 		if (want('floor')) {
 			const per = Math.ceil(SIZES.floor.items / SIZES.floor.rounds);
-			const parts: Record<'send' | 'floor', Row[]> = { send: [], floor: [] };
+			const sides = ['send', 'floor', 'floorLimited'] as const;
+			const parts: Record<(typeof sides)[number], Row[]> = { send: [], floor: [], floorLimited: [] };
 			for (let round = 0; round < SIZES.floor.rounds; round++) {
-				for (const which of ['send', 'floor'] as const) {
-					const s = { id: `${which}-business`, label: '', operation: which, plan: 'business' as Plan, items: per, key: floorKeys[which], offset: 60_000_000 + round * 10_000 + (which === 'floor' ? 5_000 : 0) };
+				for (const [side, which] of sides.entries()) {
+					const id = which === 'floorLimited' ? 'floor-limited-business' : `${which}-business`;
+					const s = { id, label: '', operation: which, plan: 'business' as Plan, items: per, key: floorKeys[which], offset: 60_000_000 + round * 10_000 + side * 3_000 };
 					parts[which].push(await nodeRow(s, worker));
 				}
 			}
@@ -416,10 +420,14 @@ async function main() {
 			};
 			const sendRow = merge('send-business', `Send (1 request/item, limiter), ${SIZES.floor.rounds} rounds alternating with the floor`, parts.send);
 			const floorRow = merge('floor-business', "Floor: minimal node, n8n-core's helpers.httpRequest per item", parts.floor);
-			rows.push(sendRow, floorRow);
+			const limitedRow = merge('floor-limited-business', 'Floor + one Bottleneck job per request (the slot design alone)', parts.floorLimited);
+			rows.push(sendRow, floorRow, limitedRow);
 			floor.ratio = round(sendRow.cpuMsPer10k / floorRow.cpuMsPer10k, 2);
 			floor.sendCpuMsPerSms = round(sendRow.cpuMsPer10k / 10_000, 3);
 			floor.floorCpuMsPerSms = round(floorRow.cpuMsPer10k / 10_000, 3);
+			floor.limitedCpuMsPerSms = round(limitedRow.cpuMsPer10k / 10_000, 3);
+			floor.limitedRatio = round(limitedRow.cpuMsPer10k / floorRow.cpuMsPer10k, 2);
+			floor.sendToLimited = round(sendRow.cpuMsPer10k / limitedRow.cpuMsPer10k, 2);
 		}
 
 		// Two executions at once on the same key: together within the plan, an equal share each.
@@ -735,7 +743,7 @@ function evaluateTargets(
 	byId: Record<string, Row>,
 	shared: Record<string, Record<string, unknown>>,
 	processRows: ProcessesRow[],
-	floor: { ratio?: number | null },
+	floor: FloorFigures,
 ) {
 	const nodeRows = Object.values(byId).filter((r) => r.kind === 'node');
 	// Where the emulator was busy answering most of the time, it set the pace, not the plan (Send
@@ -771,7 +779,7 @@ function evaluateTargets(
 		check(
 			"Send's CPU per SMS ≤ 1.2 × the floor's (n8n-core's helpers.httpRequest alone, Business pace, interleaved)",
 			(floor.ratio ?? Infinity) <= 1.2,
-			`${floor.ratio ?? '–'} × (send-business ${byId['send-business']?.cpuMsPerCall ?? '–'} ms/SMS, floor-business ${byId['floor-business']?.cpuMsPerCall ?? '–'} ms/SMS)`,
+			`${floor.ratio ?? '–'} × (send-business ${byId['send-business']?.cpuMsPerCall ?? '–'} ms/SMS, floor-business ${byId['floor-business']?.cpuMsPerCall ?? '–'} ms/SMS; the floor through one Bottleneck job per request ${floor.limitedRatio ?? '–'} ×, Send ${floor.sendToLimited ?? '–'} × that)`,
 		),
 		check(
 			// Per recipient, where per-call costs (a request, its limiter slot: the CPU ms/call column)
@@ -882,9 +890,24 @@ function processesTable(rows: ProcessesRow[]) {
 	], 1)}${notes.length ? `\n\nnotes:\n${notes.join('\n')}` : ''}`;
 }
 
-function floorLine(floor: { ratio?: number | null; sendCpuMsPerSms?: number | null; floorCpuMsPerSms?: number | null }) {
+/** CPU per SMS: Send, the floor, and the floor through one Bottleneck job per request. */
+interface FloorFigures {
+	ratio?: number | null;
+	sendCpuMsPerSms?: number | null;
+	floorCpuMsPerSms?: number | null;
+	limitedCpuMsPerSms?: number | null;
+	/** the floor with one Bottleneck job per request, against the floor: the slot design's share */
+	limitedRatio?: number | null;
+	/** Send against that: the rest of the package */
+	sendToLimited?: number | null;
+}
+
+function floorLine(floor: FloorFigures) {
 	if (floor.ratio === undefined) return 'Floor: not run';
-	return `Floor (same endpoint, same count, Business pace, alternating rounds in one process): Send ${floor.sendCpuMsPerSms} ms CPU per SMS, n8n-core's helpers.httpRequest alone ${floor.floorCpuMsPerSms} ms: ratio ${floor.ratio}`;
+	return (
+		`Floor (same endpoint, same count, Business pace, alternating rounds in one process): Send ${floor.sendCpuMsPerSms} ms CPU per SMS, n8n-core's helpers.httpRequest alone ${floor.floorCpuMsPerSms} ms: ratio ${floor.ratio}. ` +
+		`The floor through one Bottleneck job per request (the slot design alone): ${floor.limitedCpuMsPerSms} ms, ${floor.limitedRatio} × the floor; Send ${floor.sendToLimited} × that`
+	);
 }
 
 function comparisonTable(rows: ReturnType<typeof comparisons>) {

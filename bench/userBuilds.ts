@@ -6,6 +6,10 @@
  * - floor: one request per item with nothing else (no credential, no limiter, no output shaping),
  *   started every 1000 / rate ms: the least CPU any node can spend per SMS. The CPU ratio of Send
  *   to it is in docs/performance.md.
+ * - floorLimited: the floor's requests through the package's limiter design and nothing else: one
+ *   Bottleneck job per request (minTime 1000 / rate, maxConcurrent rate) that sends, waits for the
+ *   answer and holds its slot 1 s, every item queued at once (as Send). It against the floor is
+ *   what one Bottleneck job per request costs; Send against it is the rest of the package.
  * - loopWait: "Loop Over Items" (batch size 1) → HTTP Request → Wait (1000 / rate ms) → back: one
  *   request per item, each after the previous answer and a wait; HTTP Request's default On Error
  *   would stop the loop at the first 429, so it is set to Continue and the item is lost.
@@ -19,8 +23,9 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
+import Bottleneck from 'bottleneck';
 
-export type UserBuild = 'floor' | 'loopWait' | 'batching' | 'bulkChunks';
+export type UserBuild = 'floor' | 'floorLimited' | 'loopWait' | 'batching' | 'bulkChunks';
 
 export const BENCH_NODE_NAME = 'benchUserBuild';
 
@@ -50,6 +55,19 @@ async function post(ctx: IExecuteFunctions, s: Settings, body: IDataObject): Pro
 	}
 }
 
+/** floorLimited's limiter per API key, kept for the process (as the package keeps its own). */
+const limiters = new Map<string, Bottleneck>();
+
+/** One request in its own Bottleneck job, which holds its slot 1 s after the answer (the package's slot). */
+async function throughSlot(limiter: Bottleneck, request: () => Promise<{ statusCode: number }>): Promise<number> {
+	return await new Promise<number>((resolve) => {
+		void limiter.schedule(async () => {
+			resolve((await request()).statusCode);
+			await sleep(1000);
+		});
+	});
+}
+
 const single = (s: Settings, item: INodeExecutionData) => ({ phoneNumber: item.json.phone as string, message: s.message });
 const ok = (status: number) => status >= 200 && status < 300;
 
@@ -66,6 +84,12 @@ async function run(ctx: IExecuteFunctions, s: Settings, items: INodeExecutionDat
 			out.push({ json: { accepted: ok(statusCode), statusCode } });
 		}
 		return out;
+	}
+	if (s.build === 'floorLimited') {
+		let limiter = limiters.get(s.apiKey);
+		if (!limiter) limiters.set(s.apiKey, (limiter = new Bottleneck({ minTime: spacing, maxConcurrent: s.rate })));
+		const codes = await Promise.all(items.map(async (item) => await throughSlot(limiter, async () => await post(ctx, s, single(s, item)))));
+		return codes.map((statusCode) => ({ json: { accepted: ok(statusCode), statusCode } }));
 	}
 	if (s.build === 'loopWait') {
 		for (const item of items) {

@@ -108,7 +108,7 @@ export function credentialsFor(scenario: NodeScenario, url: string): { svcMessag
 
 let go: ((startAt: number) => void) | undefined;
 
-const USER_BUILDS: readonly string[] = ['floor', 'loopWait', 'batching', 'bulkChunks'];
+const USER_BUILDS: readonly string[] = ['floor', 'floorLimited', 'loopWait', 'batching', 'bulkChunks'];
 const isUserBuild = (operation: NodeScenario['operation']): operation is UserBuild => USER_BUILDS.includes(operation);
 
 function parameters(scenario: NodeScenario, reference: string, url: string): IDataObject {
