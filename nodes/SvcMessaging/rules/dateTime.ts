@@ -96,7 +96,7 @@ function instantOf(value: unknown, timeZone: string): number | string {
 	if (value instanceof Date) return Number.isNaN(value.getTime()) ? DATE_RULES.unreadable : value.getTime();
 	if (typeof value !== 'string') return DATE_RULES.unreadable;
 	const text = value.trim();
-	if (/^[+-]\d{5,}/.test(text)) return DATE_RULES.beyondYear9999;
+	if (/^[+-]?\d{5,}-/.test(text)) return DATE_RULES.beyondYear9999;
 	const parts = ISO_PARTS.exec(text);
 	if (parts && !isCalendarDate(parts)) return DATE_RULES.notACalendarDate;
 	if (HAS_ZONE.test(text)) {

@@ -18,7 +18,7 @@ function withoutUrlSecrets(text: string): string {
  * escaped, cut to 40 characters; undefined for anything else (its kind is named by the rule).
  */
 export function quoted(value: unknown): string | undefined {
-	if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+	if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint') return String(value);
 	if (typeof value !== 'string') return undefined;
 	const points = [...withoutUrlSecrets(value)];
 	const shown = points.length > QUOTE_MAX_CHARACTERS ? `${points.slice(0, QUOTE_MAX_CHARACTERS - 1).join('')}…` : points.join('');
