@@ -63,11 +63,8 @@ export interface SummaryLine {
 
 const SUMMARY_MAX_ITEMS = 20;
 
-/**
- * The error that ends a send in which some items were not accepted: its title counts them, its
- * description has one line per item (several recipients of one item share the line).
- */
-export function sendSummary(failures: SummaryLine[], acceptedCount: number, noun: string): { message: string; description: string } {
+/** One line per item (`item 3: …`), the first 20 items; an item's several problems share its line. */
+export function perItemLines(failures: SummaryLine[]): string[] {
 	const byItem = new Map<number, string[]>();
 	for (const f of failures) {
 		const problems = byItem.get(f.itemIndex) ?? [];
@@ -78,10 +75,19 @@ export function sendSummary(failures: SummaryLine[], acceptedCount: number, noun
 	const items = [...byItem.keys()];
 	const lines = items.slice(0, SUMMARY_MAX_ITEMS).map((item) => `item ${item}: ${byItem.get(item)!.join('; ')}`);
 	if (items.length > SUMMARY_MAX_ITEMS) lines.push(`… and ${items.length - SUMMARY_MAX_ITEMS} more item(s)`);
+	return lines;
+}
+
+/**
+ * The error that ends a send in which some items were not accepted: its title counts them, its
+ * description has one line per item (several recipients of one item share the line).
+ */
+export function sendSummary(failures: SummaryLine[], acceptedCount: number, noun: string): { message: string; description: string } {
+	const items = [...new Set(failures.map((f) => f.itemIndex))];
 	return {
 		message: `${failures.length} ${noun}(s) were not accepted (items ${itemList(items)}); ${acceptedCount} were accepted`,
 		description:
-			`${lines.join('\n')}\n\nAccepted ${noun}s are not sent again if this node is retried. ` +
+			`${perItemLines(failures).join('\n')}\n\nAccepted ${noun}s are not sent again if this node is retried. ` +
 			'Turn on "Continue On Fail" (or route errors to the error output) to get one output item per recipient instead.',
 	};
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkHasRecipients, checkMessage, checkName, checkSenderId, contactGroupIdsOf, normalizeNumbers } from '../../rules/campaignFields';
-import { withValue } from '../../rules/errorText';
+import { perItemLines, withValue } from '../../rules/errorText';
 import { normalizePhoneNumber } from '../../rules/phone';
 import { analyzeMessage } from '../../rules/segments';
 import { futureTime } from '../../rules/smsFields';
@@ -63,8 +63,7 @@ export function numbersOfAllItems(ctx: IExecuteFunctions, items: INodeExecutionD
 		else invalid.push({ item: i, problem: `"Phone Number" ${withValue(result.rule, raw)}` });
 	}
 	if (invalid.length) {
-		const lines = invalid.slice(0, 20).map((p) => `item ${p.item}: ${p.problem}`);
-		if (invalid.length > 20) lines.push(`… and ${invalid.length - 20} more item(s)`);
+		const lines = perItemLines(invalid.map((p) => ({ itemIndex: p.item, message: p.problem })));
 		const error = new NodeOperationError(ctx.getNode(), `Item ${invalid[0].item}: ${invalid[0].problem}`, {
 			itemIndex: invalid[0].item,
 			description:
