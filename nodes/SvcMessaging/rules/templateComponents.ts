@@ -49,7 +49,8 @@ export function checkFields(where: string, value: Record<string, unknown>, allow
 export function checkComponent(type: string, component: Record<string, unknown>, violations: TemplateViolation[]): void {
 	checkFields(type, component, FIELDS[type], violations);
 	const text = typeof component.text === 'string' ? component.text : '';
-	const variables = placeholdersIn(text).numbers.length + placeholdersIn(text).malformed.length;
+	const { numbers, malformed } = placeholdersIn(text);
+	const variables = numbers.length + malformed.length;
 	if (type === 'HEADER' && variables > HEADER_MAX_VARIABLES) {
 		violations.push({
 			component: 'HEADER',
