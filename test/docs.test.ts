@@ -1,6 +1,7 @@
 /**
  * README and docs/ as a user reads them: every relative link resolves to a file of this repository
- * and every `#anchor` to a heading of its target (GitHub's slugs), README stays a five-minute read
+ * and every `#anchor` to a heading of its target (GitHub's slugs), the nodes' documentation links
+ * open a README heading, README stays a five-minute read
  * (at most 300 lines, no test file names, no internal constant names, no dated figures), every
  * README Assumptions row is one line of two cells, and docs/emulator.md lists every key, login and
  * seeded item of the emulator that a user types into a credential.
@@ -88,7 +89,7 @@ describe('README.md', () => {
 
 	it('has the sections a new user looks for', () => {
 		const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
-		for (const section of ['Install', 'Send your first SMS', 'Operations', 'Delivery reports', 'Send and Wait', 'AI agents', 'n8n 3 and Docker', 'Troubleshooting', 'Compatibility', 'Links', 'Assumptions']) {
+		for (const section of ['Install', 'Send your first SMS', 'Nodes and credentials', 'Delivery reports', 'Send and Wait', 'AI agents', 'n8n 3 and Docker', 'Troubleshooting', 'Compatibility', 'Links', 'Assumptions']) {
 			expect(headings).toContain(section);
 		}
 		expect(readme).toContain('N8N_UNVERIFIED_PACKAGES_ENABLED=true');
@@ -100,6 +101,13 @@ describe('README.md', () => {
 		const rows = section.split('\n').filter((line) => line.startsWith('|'));
 		expect(rows.length).toBeGreaterThan(70);
 		for (const row of rows) expect(row.replace(/\\\|/g, '').replace(/`[^`]*`/g, '').split('|')).toHaveLength(4);
+	});
+
+	it('has the heading that the nodes\' and credentials\' documentation links open', () => {
+		const urls = ['nodes/SvcMessaging/transport/service.ts', 'nodes/SvcMessaging/SvcMessaging.node.json', 'nodes/SvcMessaging/SvcMessagingTrigger.node.json', 'credentials/SvcMessagingApi.credentials.ts', 'credentials/SvcMessagingAccountApi.credentials.ts']
+			.flatMap((file) => [...read(file).matchAll(/https:\/\/github\.com\/svc-messaging\/n8n-nodes-svc-messaging#([\w-]+)/g)].map((m) => m[1]));
+		expect(urls.length).toBeGreaterThanOrEqual(7);
+		for (const anchor of new Set(urls)) expect(anchors(readme)).toContain(anchor);
 	});
 
 	it('names the n8n versions that scripts/install-n8n.sh installs', () => {
