@@ -77,11 +77,12 @@ export const DELIVERY_WAIT = {
 	failureReasonGraceMs: 45_000,
 	/** a waiting state resumed by one report is not resumed by another for this long (deliveryReportWebhook) */
 	resumeClaimMs: 30_000,
-	/** header of the node's own call to the resume URL at the timeout: HMAC of the wait, keyed with the API key */
+	/** header of the node's own call to the resume URL at the timeout: HMAC of the wait, keyed with the wait's own secret */
 	deadlineHeader: 'x-svc-wait-deadline',
 	/**
 	 * query parameter of the report URL (webhookUrl) sent with each message: HMAC of the execution,
-	 * keyed with the API key. A call to the resume URL without it gets a 401 and changes nothing.
+	 * keyed with a random secret of the wait (not the API key, which may be replaced while it waits).
+	 * A call to the resume URL without it gets a 401 and changes nothing.
 	 */
 	tokenParameter: 'svcWait',
 	/** the node's own call at the wake time, while it meets the execution running (a report being handled): this many tries, this far apart */
