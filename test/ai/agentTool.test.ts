@@ -357,7 +357,7 @@ describe('SVC Messaging Tool: the message cap per execution', () => {
 		expect(messagesCounted('wf-cap-long', 'exec-cap-long')).toBe(3);
 	}, 120_000);
 
-	it('memory stays bounded: at 100,000 executions counted in the last hour a new capped call is refused, nothing sent; counts idle an hour make room; none outlive 24 h', async () => {
+	it('memory stays bounded: at 100,000 executions counted in the last hour a new capped call is refused before sending; counts idle an hour make room; none outlive 24 h', async () => {
 		const realNow = Date.now.bind(Date);
 		let shift = 0;
 		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + shift);
