@@ -18,8 +18,10 @@ export function newWaitSecret(): string {
 	return randomBytes(32).toString('hex');
 }
 
-export function keepWaitSecret(entry: IExecuteData, secret: string): void {
+/** Keeps `secret` in the node's stack entry, before the messages carry its token, and returns it. */
+export function keepWaitSecret(entry: IExecuteData, secret: string): string {
 	entry.metadata = { ...(entry.metadata ?? {}), [WAIT_SECRET]: secret } as typeof entry.metadata;
+	return secret;
 }
 
 /**
@@ -69,7 +71,8 @@ export async function waitForReports(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
 	wait: WaitInfo,
-	secret: string,
+	/** the credential's key: it keys only the tokens of executions put to wait before the wait secret */
+	apiKey: string,
 ): Promise<INodeExecutionData[][]> {
 	// A new round: the resume claims of the last waiting state do not hold for this one.
 	const round = (wait.round ?? 0) + 1;
@@ -77,6 +80,7 @@ export async function waitForReports(
 	const marked = items.map((item) => ({ ...item, json: { ...item.json, [WAIT_KEY]: { ...(item.json[WAIT_KEY] as WaitInfo), round, wakeAt } } }));
 	const outputs = splitOutcomes(marked, false);
 	const entry = ctx.getExecuteData();
+	const secret = waitSecretOf(entry, apiKey);
 	entry.data = { main: outputs };
 	entry.metadata = { ...(entry.metadata ?? {}), forwardAllOutputs: true } as typeof entry.metadata;
 	await ctx.putExecutionToWait(new Date(Date.parse(wait.until) + DELIVERY_WAIT.backstopMs));

@@ -12,7 +12,7 @@ import {
 } from '../common.descriptions';
 import { ACCEPTED_AT, isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
 import { lookUpWaiting, pollUntilFinal } from './deliveryPolling';
-import { keepWaitSecret, newWaitSecret, reportUrlOf, waitForReports, waitSecretOf } from './deliveryWebhookWait';
+import { keepWaitSecret, newWaitSecret, reportUrlOf, waitForReports } from './deliveryWebhookWait';
 import { messageFields, prepare as prepareSms, sendMessages, type PreparedSms } from './send.operation';
 
 const { timeoutSeconds, pollIntervalSeconds } = DELIVERY_WAIT;
@@ -124,8 +124,8 @@ export const prepare = prepareSms;
 export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms | ItemFailure>): Promise<INodeExecutionData[][]> {
 	let mode = this.getNodeParameter('waitMode', 0, 'polling') as WaitInfo['mode'];
 	const timeout = timeoutMs(this, mode);
-	const secret = mode === 'webhook' ? newWaitSecret() : '';
-	if (secret) keepWaitSecret(this.getExecuteData(), secret);
+	const apiKey = mode === 'webhook' ? await apiKeyOf(this) : '';
+	const secret = mode === 'webhook' ? keepWaitSecret(this.getExecuteData(), newWaitSecret()) : '';
 	const extraBody: IDataObject = mode === 'webhook' ? { webhookUrl: reportUrlOf(this, secret) } : {};
 	// The timeout counts from each message's acceptance: sending many items through the key's limiter takes a while.
 	const sent = await sendMessages(this, prepared, extraBody, (json) => ({ ...json, [ACCEPTED_AT]: new Date().toISOString() }));
@@ -144,7 +144,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 		return { ...item, json: { ...json, [WAIT_KEY]: info } };
 	});
 	if (!waiting.some(isWaiting)) return splitOutcomes(waiting, true);
-	if (mode === 'webhook') return await waitForReports(this, waiting, waitInfoOf(waiting[0])!, secret);
+	if (mode === 'webhook') return await waitForReports(this, waiting, waitInfoOf(waiting[0])!, apiKey);
 	const interval = Number(this.getNodeParameter('options.pollInterval', 0, pollIntervalSeconds.default)) * 1000;
 	return splitOutcomes(await pollUntilFinal(this, waiting, interval), true);
 }
@@ -162,7 +162,7 @@ async function resumed(ctx: IExecuteFunctions, items: INodeExecutionData[], wait
 	const timedOut = Date.now() >= Date.parse(wait.until) - 1000;
 	const current = items.some(isWaiting) ? await lookUpWaiting(ctx, items, signedReports && !timedOut) : items;
 	if (timedOut || !current.some(isWaiting)) return splitOutcomes(current, true);
-	return await waitForReports(ctx, current, wait, waitSecretOf(ctx.getExecuteData(), String(credentials.apiKey ?? '')));
+	return await waitForReports(ctx, current, wait, String(credentials.apiKey ?? ''));
 }
 
 function inputIndexOf(item: INodeExecutionData, index: number): number {
@@ -170,4 +170,8 @@ function inputIndexOf(item: INodeExecutionData, index: number): number {
 	if (typeof paired === 'number') return paired;
 	const first = Array.isArray(paired) ? paired[0] : paired;
 	return first?.item ?? index;
+}
+
+async function apiKeyOf(ctx: IExecuteFunctions): Promise<string> {
+	return String((await getServiceCredentials.call(ctx, 'apiKey')).apiKey ?? '');
 }
