@@ -3,7 +3,8 @@
  * runs in n8n-core's real contexts behind a stand-in for n8n's waiting-webhook server
  * (waitingN8n.ts); the emulator sends the messages and posts their real reports to the webhookUrl
  * the node gave it. Forged, replayed, misdirected and foreign reports change nothing; the service's
- * real reports still resume the execution and sort every message.
+ * real reports still resume the execution and sort every message, also after the credential's API
+ * key was replaced while it waited (its token and wake-up signature use a secret of the wait).
  */
 import { createHmac } from 'crypto';
 
@@ -58,6 +59,77 @@ async function finishAndCount(n8n: WaitingN8n, run: WaitingRun, inputs: number) 
 	const out = outputs.flat();
 	return { done, delivered: outputs[0] ?? [], notDelivered: outputs[1] ?? [], lost: inputs - out.length };
 }
+
+/** What a user sees downstream: no item of either output carries the wait's secret or its report token. */
+function leaks(outputs: INodeExecutionData[][], secret: string, token: string): number {
+	const shown = JSON.stringify(outputs);
+	return [secret, token].filter((value) => value !== '' && shown.includes(value)).length;
+}
+
+describe.each([
+	['without a Webhook Secret', undefined],
+	['with a Webhook Secret', SECRET],
+])('the API key replaced while it waits, %s on the credential', (_label, webhookSecret) => {
+	let n8n: WaitingN8n;
+	/** The credential's key as n8n would read it at each call: the test replaces it while the execution waits. */
+	let apiKey: string = SEED_KEYS.business;
+	beforeAll(async () => {
+		emu.control.reset();
+		emu.control.updateAccount(SEED_ACCOUNT_IDS.demo, { webhookSecret: webhookSecret ?? null });
+		n8n = await startWaitingN8n(() => ({
+			parameters,
+			credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey, plan: 'business', ...(webhookSecret ? { webhookSecret } : {}) } },
+		}));
+	});
+	afterAll(async () => {
+		await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastStart + TIMEOUT_S * 1000 + 1000 - Date.now())));
+		await n8n.close();
+	});
+	const tag = webhookSecret ? 's' : 'u';
+
+	it('the real reports still resume it and sort every message; nothing refused, nothing sent twice, no secret in the outputs', async () => {
+		apiKey = SEED_KEYS.business;
+		emu.control.holdCarrier(true);
+		const inputs = [{ phone: '+254712330001' }, { phone: '+254712330999' }];
+		lastStart = Date.now();
+		const run = await n8n.start(`rotate-${tag}`, inputs);
+		expect(run.state).toBe('waiting');
+		// The wait's secret, kept in the waiting node's stack entry (not in its items).
+		const secret = String((run.entry!.metadata as Record<string, unknown> | undefined)?.svcDeliveryWaitSecret ?? '');
+		const token = new URL(webhookUrlOf(run)).searchParams.get('svcWait') ?? '';
+		// The user revokes the key in the dashboard and puts a new one of the same account into the credential.
+		apiKey = SEED_KEYS.enterprise;
+		const { done, delivered, notDelivered, lost } = await finishAndCount(n8n, run, inputs.length);
+		expect({ state: done.state, refused: done.calls.filter((call) => call.status === 401).length }).toEqual({ state: 'finished', refused: 0 });
+		expect(delivered.map((i) => i.json.phoneNumber)).toEqual([inputs[0].phone]);
+		expect(notDelivered.map((i) => [i.json.phoneNumber, i.json.status])).toEqual([[inputs[1].phone, 'FAILED']]);
+		if (webhookSecret) expect(notDelivered[0].json.reason).toEqual(expect.objectContaining({ code: 'DESTINATION_NOT_REACHABLE' }));
+		const refused = done.calls.filter((call) => call.status === 401).length;
+		const messages = emu.control.messages().filter((m) => inputs.some((i) => i.phone === m.phoneNumber));
+		const sentTwice = messages.length - inputs.length;
+		expect({ refused, lost, sentTwice, leaked: leaks(done.outputs ?? [], secret, token) }).toEqual({ refused: 0, lost: 0, sentTwice: 0, leaked: 0 });
+		expect(secret).toMatch(/^[0-9a-f]{64}$/);
+		recordCase(`Send and Wait ${_label}: API key replaced while waiting, real reports resume it`, { sentTwice, lost, forgedAccepted: 0 });
+	}, 60_000);
+
+	it("with every report lost, the node's own wake-up call at the timeout still resumes it and sorts the message", async () => {
+		apiKey = SEED_KEYS.business;
+		const inputs = [{ phone: '+254712340001' }];
+		emu.control.loseReports(inputs.map((i) => i.phone));
+		lastStart = Date.now();
+		const run = await n8n.start(`rotate-deadline-${tag}`, inputs);
+		expect(run.state).toBe('waiting');
+		apiKey = SEED_KEYS.enterprise;
+		const done = await n8n.finished(run.executionId, TIMEOUT_S * 1000 + 15_000);
+		emu.control.loseReports([]);
+		expect(done.state).toBe('finished');
+		expect(done.calls.map((call) => [call.deadline, call.status])).toEqual([[true, 200]]);
+		const outputs = done.outputs ?? [];
+		expect(outputs.flat().map((i) => [i.json.phoneNumber, i.json.status])).toEqual([[inputs[0].phone, 'DELIVERED']]);
+		expect(outputs.flat().every((i) => i.json[WAIT_KEY] === undefined)).toBe(true);
+		recordCase(`Send and Wait ${_label}: API key replaced, reports lost: its own wake-up call resumes it`, { sentTwice: 0, lost: inputs.length - outputs.flat().length, forgedAccepted: 0 });
+	}, 60_000);
+});
 
 describe.each([
 	['without a Webhook Secret', undefined],

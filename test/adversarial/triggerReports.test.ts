@@ -3,9 +3,12 @@
  * signer (test/emulator/webhooks.ts sign), handed to the trigger in n8n-core's real WebhookContext.
  * - 2,000 reports with 60 KB message IDs: refused by the schema, the static data stays bounded.
  * - Replays: the replay window is the duplicate ledger (its byte bound, LEDGER_CAPACITY reports) and
- *   the report's age (TRIGGER_LIMITS.maxReportAgeMs); with the shared Redis, the claim's TTL.
+ *   the report's age (TRIGGER_LIMITS.maxReportAgeMs); with the shared Redis, the claim's TTL, which
+ *   outlasts the window of a report dated as far ahead as accepted (TRIGGER_LIMITS.maxFutureSkewMs).
+ * - Reports dated further ahead (a year, year 9999) are refused.
  * - A report nested 5,000 levels deep with Include Raw Payload: the execution data stays serialisable.
  */
+import Redis from 'ioredis';
 import type { IDataObject } from 'n8n-workflow';
 
 import { SvcMessagingTrigger } from '../../nodes/SvcMessaging/SvcMessagingTrigger.node';
@@ -89,6 +92,25 @@ describe('the replay window', () => {
 		expect((await post(original, { staticData })).executions).toBe(1);
 	}, 120_000);
 
+	it('a signed report dated more than the accepted skew ahead (a year, year 9999) is refused: 400, nothing starts', async () => {
+		const { maxFutureSkewMs } = TRIGGER_LIMITS;
+		const ahead = {
+			sixMinutes: Date.now() + maxFutureSkewMs + 60_000,
+			aYear: Date.now() + 365 * 24 * 3600 * 1000,
+			year9999: Date.parse('9999-12-31T23:59:59Z'),
+		};
+		const staticData: IDataObject = {};
+		const answers = await Promise.all(Object.entries(ahead).map(async ([name, at]) => [name, await post(report(`future_${name}`, at), { staticData })] as const));
+		for (const [, answer] of answers) {
+			expect(answer).toMatchObject({ statusCode: 400, executions: 0 });
+			expect(String((answer.body as IDataObject).error)).toMatch(/^The timestamp \S+ is more than 5 minutes ahead of this n8n's clock/);
+		}
+		// Within the skew, a first delivery starts its execution.
+		expect((await post(report('future_within', Date.now() + maxFutureSkewMs - 60_000), { staticData })).executions).toBe(1);
+		const forgedAccepted = answers.reduce((sum, [, answer]) => sum + answer.executions, 0);
+		recordCase('signed reports dated a year ahead and in year 9999: refused', { sentTwice: 0, lost: 0, forgedAccepted });
+	});
+
 	it('a signed report older than the replay window starts nothing, whatever the ledger holds', async () => {
 		const old = report('replayed_old', Date.now() - TRIGGER_LIMITS.maxReportAgeMs - 60_000);
 		const answer = await post(old, { staticData: {} });
@@ -110,7 +132,7 @@ describe('the replay window', () => {
 			await redis.stop();
 		});
 
-		it(`a signed report replayed after ${LEDGER_CAPACITY + 100} others starts nothing (the claim lasts 6 h, not a count)`, async () => {
+		it(`a signed report replayed after ${LEDGER_CAPACITY + 100} others starts nothing (the claim lasts a time, not a count)`, async () => {
 			const shared = credentials({
 				sharedRateLimit: true,
 				redisHost: '127.0.0.1',
@@ -130,6 +152,35 @@ describe('the replay window', () => {
 				forgedAccepted: replay.executions,
 			});
 		}, 120_000);
+
+		it('a report dated 4 minutes ahead, replayed 6 h 1 min later (past the old 6 h claim), starts nothing: the claim outlasts its window', async () => {
+			const shared = credentials({ sharedRateLimit: true, redisHost: '127.0.0.1', redisPort: redis.port, redisPassword: REDIS_PASSWORD, redisPrefix: 'svc-skew' });
+			const skewed = report('skewed_redis', Date.now() + 4 * 60_000);
+			expect((await post(skewed, { credentials: shared })).executions).toBe(1);
+			// 6 h 1 min pass for both clocks: n8n's (Date.now) and Redis's (each claim's remaining TTL).
+			const passed = 6 * 3600 * 1000 + 60_000;
+			const admin = new Redis({ host: '127.0.0.1', port: redis.port, password: REDIS_PASSWORD });
+			try {
+				const keys = await admin.keys('svc-skew:report:*');
+				expect(keys).toHaveLength(1);
+				for (const key of keys) {
+					const left = (await admin.pttl(key)) - passed;
+					await (left > 0 ? admin.pexpire(key, left) : admin.del(key));
+				}
+			} finally {
+				admin.disconnect();
+			}
+			const realNow = Date.now.bind(Date);
+			const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + passed);
+			let replay: Awaited<ReturnType<typeof post>>;
+			try {
+				replay = await post(skewed, { credentials: shared });
+			} finally {
+				clock.mockRestore();
+			}
+			expect(replay).toMatchObject({ statusCode: 200, executions: 0, body: { ignored: 'duplicate' } });
+			recordCase('signed report dated 4 min ahead, replayed 6 h 1 min later, shared Redis: starts nothing', { sentTwice: 0, lost: 0, forgedAccepted: replay.executions });
+		});
 	});
 });
 

@@ -3,8 +3,9 @@
  * node in n8n-core's real contexts: "Send and Wait for Delivery" runs in webhook mode with its resume
  * URL pointing here, so the emulator's delivery reports, forged calls and the node's own wake-up call
  * all arrive over real HTTP. Like n8n, it answers 404 for an unknown execution, 409 while the
- * execution runs or once it finished, hands the waiting node's entry to the node's webhook, and runs
- * the node again with what the webhook returns.
+ * execution runs or once it finished, hands the waiting node's entry (its data and metadata, as the
+ * node left them) to the node's webhook, and runs the node again on that entry with what the
+ * webhook returns. `setup` is read at every call: a test may change the credential while it waits.
  */
 import { createServer, type IncomingMessage, type Server } from 'http';
 
@@ -52,10 +53,10 @@ export async function startWaitingN8n(setup: () => NodeSetup): Promise<WaitingN8
 		additionalData: { webhookWaitingBaseUrl: `${baseUrl}/webhook-waiting` },
 	});
 
-	function settle(run: WaitingRun, outputs: INodeExecutionData[][]) {
+	function settle(run: WaitingRun, outputs: INodeExecutionData[][], ran: Partial<IExecuteData>) {
 		if (isWaitingOutput(outputs)) {
 			run.state = 'waiting';
-			run.entry = { node: { disabled: true } as INode, data: { main: outputs }, source: null };
+			run.entry = { node: { disabled: true } as INode, data: { main: outputs }, source: null, metadata: ran.metadata };
 		} else {
 			run.state = 'finished';
 			run.entry = undefined;
@@ -96,7 +97,8 @@ export async function startWaitingN8n(setup: () => NodeSetup): Promise<WaitingN8
 			run.state = 'running';
 			run.resumes++;
 			answer(200, result.webhookResponse);
-			settle(run, await executeNode(withBase(executionId), result.workflowData[0]));
+			const entry: Partial<IExecuteData> = { metadata: run.entry!.metadata };
+			settle(run, await executeNode(withBase(executionId), result.workflowData[0], entry), entry);
 		})().catch((error: Error) => {
 			if (!res.headersSent) res.writeHead(500).end(JSON.stringify({ message: error.message }));
 		});
@@ -110,7 +112,8 @@ export async function startWaitingN8n(setup: () => NodeSetup): Promise<WaitingN8
 		async start(executionId, items) {
 			const run: WaitingRun = { executionId, state: 'running', resumes: 0, calls: [] };
 			runs.set(executionId, run);
-			settle(run, await executeNode(withBase(executionId), items));
+			const entry: Partial<IExecuteData> = {};
+			settle(run, await executeNode(withBase(executionId), items, entry), entry);
 			return run;
 		},
 		async finished(executionId, timeoutMs) {

@@ -17,10 +17,10 @@ import type {
 	INodeTypes,
 	IVersionedNodeType,
 } from 'n8n-workflow';
-import { createRunExecutionData, NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
+import { createRunExecutionData, NodeConnectionTypes, NodeHelpers, NodeOperationError, Workflow } from 'n8n-workflow';
 
 import { TOOL_DESCRIPTIONS } from '../../nodes/SvcMessaging/actions/tool.descriptions';
-import { DEFAULT_AGENT_MESSAGE_CAP, messagesCounted } from '../../nodes/SvcMessaging/aiTool/agentCap';
+import { DEFAULT_AGENT_MESSAGE_CAP, messagesCounted, reserveAgentMessages } from '../../nodes/SvcMessaging/aiTool/agentCap';
 import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
@@ -157,6 +157,39 @@ async function callTool(setup: Setup, calls: IDataObject[]): Promise<Array<{ nam
 	);
 	const [out] = (await types['test.toolCaller'].execute!.call(context)) as INodeExecutionData[][];
 	return out.map((o) => o.json as never);
+}
+
+/**
+ * Counts one message for a tool call of another execution (the tool node in n8n-core's real
+ * ExecuteContext), without sending: what each of many other agent executions leaves in the count.
+ */
+const otherWorkflows = new Map<number, Workflow>();
+
+function otherWorkflow(cap: number): Workflow {
+	const known = otherWorkflows.get(cap);
+	if (known) return known;
+	const tool: INode = {
+		id: 'other-tool',
+		name: 'Other SMS',
+		type: `${PACKAGE}.svcMessagingTool`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { ...SMS_SEND, maxMessagesPerExecution: cap } as INode['parameters'],
+		credentials: { svcMessagingApi: { id: 'cred-ai-other', name: 'SVC' } },
+	};
+	const workflow = new Workflow({ id: 'wf-cap-other', name: 'other', nodes: [tool], connections: {}, active: false, nodeTypes });
+	otherWorkflows.set(cap, workflow);
+	return workflow;
+}
+
+async function reserveInOtherExecution(executionId: string, cap = DEFAULT_AGENT_MESSAGE_CAP) {
+	credentialsHelper.set('cred-ai-other', { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' });
+	const workflow = otherWorkflow(cap);
+	const node = workflow.getNode('Other SMS')!;
+	const input: INodeExecutionData[] = [{ json: {} }];
+	const run = createRunExecutionData();
+	const context = new ExecuteContext(workflow, node, additionalData(executionId), 'manual', run, 0, input, { main: [input] }, { node, data: { main: [input] }, source: null }, []);
+	return await reserveAgentMessages(context, 1);
 }
 
 const phone = (n: number) => `+25472200${String(1000 + n).padStart(4, '0')}`;
@@ -309,6 +342,52 @@ describe('SVC Messaging Tool: the message cap per execution', () => {
 		expect(fourth.result[0]).toMatchObject({ errorCode: 'MESSAGE_CAP_REACHED' });
 		expect(emu.control.messages()).toHaveLength(3);
 	});
+
+	it('a cap holds whatever else ran: cap 3, then 10,001 other executions count a message each, then 3 more calls: none sent', async () => {
+		const setup = { parameters: { ...SMS_SEND, maxMessagesPerExecution: 3 }, executionId: 'exec-cap-long', workflowId: 'wf-cap-long' };
+		const before = await callTool(setup, [0, 1, 2].map((n) => ({ phone: phone(110 + n), text: `first ${n}` })));
+		expect(before.map((call) => call.result[0].accepted)).toEqual([true, true, true]);
+		// Other executions' tool calls, each counting one message in this process (more than the old 10,000 bound).
+		const others = 10_001;
+		for (let n = 0; n < others; n++) await reserveInOtherExecution(`exec-other-${n}`);
+		expect(messagesCounted('wf-cap-other', `exec-other-${others - 1}`)).toBe(1);
+		const after = await callTool(setup, [0, 1, 2].map((n) => ({ phone: phone(120 + n), text: `later ${n}` })));
+		expect(after.map((call) => call.result[0].errorCode)).toEqual(Array(3).fill('MESSAGE_CAP_REACHED'));
+		expect(emu.control.messages().map((m) => m.phoneNumber)).toEqual([110, 111, 112].map(phone));
+		expect(messagesCounted('wf-cap-long', 'exec-cap-long')).toBe(3);
+	}, 120_000);
+
+	it('memory stays bounded: at 100,000 executions counted in the last hour a new capped call is refused before sending; counts idle an hour make room; none outlive 24 h', async () => {
+		const realNow = Date.now.bind(Date);
+		let shift = 0;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + shift);
+		try {
+			// Another day: every count of the other tests is past its 24 h.
+			shift = 25 * 3600 * 1000;
+			// Uncapped tool calls (0) count too (several tools of one execution count together): the quickest way to fill.
+			for (let n = 0; n < 100_000; n++) await reserveInOtherExecution(`exec-bound-${n}`, 0);
+			const refused = await reserveInOtherExecution('exec-bound-full').catch((error: NodeOperationError) => error);
+			expect(refused).toBeInstanceOf(NodeOperationError);
+			expect((refused as NodeOperationError).message).toMatch(/^Message limit not counted: this n8n process already counts the messages of 100000 executions/);
+			expect((refused as NodeOperationError).context.errorCode).toBe('MESSAGE_CAP_REACHED');
+			// Without a cap (0) the call is not refused; its count is kept nowhere.
+			await expect(reserveInOtherExecution('exec-bound-uncapped', 0)).resolves.toBeDefined();
+			expect(messagesCounted('wf-cap-other', 'exec-bound-uncapped')).toBe(0);
+			// The counts that were already there stay whole.
+			expect(messagesCounted('wf-cap-other', 'exec-bound-0')).toBe(1);
+			// An hour later the oldest idle count makes room for a new execution.
+			shift += 3600 * 1000 + 1000;
+			await reserveInOtherExecution('exec-bound-later');
+			expect([messagesCounted('wf-cap-other', 'exec-bound-0'), messagesCounted('wf-cap-other', 'exec-bound-later')]).toEqual([0, 1]);
+			expect(messagesCounted('wf-cap-other', 'exec-bound-1')).toBe(1);
+			// A day after, every count is gone (the first call of the day forgets them).
+			shift += 24 * 3600 * 1000;
+			await reserveInOtherExecution('exec-bound-next-day');
+			expect(messagesCounted('wf-cap-other', 'exec-bound-99999')).toBe(0);
+		} finally {
+			clock.mockRestore();
+		}
+	}, 180_000);
 
 	it.each([[-1], ['ten'], [''], [2.5], ['={{ -3 }}']])('"Max Messages per Execution" of %j fails closed: refused, nothing sent', async (cap) => {
 		const [call] = await callTool({ parameters: { ...SMS_SEND, maxMessagesPerExecution: cap } }, [{ phone: phone(95), text: 'capped?' }]);

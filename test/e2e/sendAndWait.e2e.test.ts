@@ -200,6 +200,44 @@ describe('SMS → Send and Wait for Delivery', () => {
 		expect(await recorded(ref)).toHaveLength(1);
 	});
 
+	test("webhook: the credential's API key replaced while it waits: the real reports resume it, every message sorted, no report refused", async () => {
+		const ref = `e2e-wait-rotate-${run}`;
+		const data = (apiKey: string, plan: string) => ({ baseUrl: process.env.E2E_EMULATOR_URL, apiKey, plan, webhookSecret: WEBHOOK_SECRET });
+		const name = `SVC rotating key ${run}`;
+		const created = await n8n.rest<{ data: { id: string } }>('POST', '/rest/credentials', { name, type: 'svcMessagingApi', data: data('svc_test_business_0001', 'business') });
+		const credentialId = created.data.id;
+		const items = [
+			{ phone: '+254712303001', text: 'rotated 1', ref },
+			{ phone: '+254712303999', text: 'rotated 2', ref },
+		];
+		await emulator.holdCarrier(true);
+		let started;
+		try {
+			started = (await n8n.prepareRun(sendAndWait({ credentials: { svcMessagingApi: { id: credentialId, name } } }))).post({ mode: 'webhook', timeout: 120, items });
+			await waitingExecution(started.workflowId);
+			await waitFor('both messages', async () => ((await recorded(ref)).length === 2 ? true : undefined));
+			// The user revokes the key in the dashboard and saves another key of the account in the credential.
+			await n8n.rest('PATCH', `/rest/credentials/${credentialId}`, { name, type: 'svcMessagingApi', data: data('svc_test_starter_0001', 'starter') });
+		} finally {
+			await emulator.holdCarrier(false);
+		}
+		const { execution } = await explained(ref, () => started!.finish({ timeoutMs: 90_000 }));
+		expectSuccess(execution);
+		expect(jsonOf(out(execution, NODE, 0))).toEqual([expect.objectContaining({ status: 'DELIVERED', phoneNumber: items[0].phone })]);
+		expect(jsonOf(out(execution, NODE, 1))).toEqual([
+			expect.objectContaining({ status: 'FAILED', phoneNumber: items[1].phone, reason: expect.objectContaining({ code: 'DESTINATION_NOT_REACHABLE' }) }),
+		]);
+		const messages = await recorded(ref);
+		expect(messages).toHaveLength(2);
+		const ids = new Set(messages.map((m) => m.messageId));
+		const attempts = ((await emulator.webhooks()) as Array<Record<string, unknown>>).filter((a) => ids.has(String(a.messageId)));
+		expect(attempts.filter((a) => a.status === 401)).toEqual([]);
+		// Neither output shows the report URL's token.
+		const token = new URL(String(messages[0].webhookUrl)).searchParams.get('svcWait')!;
+		expect(JSON.stringify([out(execution, NODE, 0), out(execution, NODE, 1)])).not.toContain(token);
+		await n8n.rest('DELETE', `/rest/credentials/${credentialId}`).catch(() => undefined);
+	});
+
 	test('Retry On Fail: a rejected item fails the node three times; the accepted message is sent once', async () => {
 		const ref = `e2e-wait-rof-${run}`;
 		const wf = sendAndWait({

@@ -117,10 +117,15 @@ export function additionalData(executionId: string | undefined, extra: Partial<I
 
 let executionCounter = 0;
 
-/** Runs `execute()` of the node for the given input items; errors are thrown as n8n throws them. */
+/**
+ * Runs `execute()` of the node for the given input items; errors are thrown as n8n throws them.
+ * `entry`: the node's entry of n8n's execution stack, kept by the caller as n8n keeps it (a waiting
+ * node leaves its data and metadata there, and n8n hands the same entry to the resumed run).
+ */
 export async function executeNode(
 	setup: NodeSetup,
 	items: Array<IDataObject | INodeExecutionData> = [{}],
+	entry?: Partial<IExecuteData>,
 ): Promise<INodeExecutionData[][]> {
 	const { workflow, node } = buildNode(setup);
 	const input: INodeExecutionData[] = items.map((item) =>
@@ -136,7 +141,7 @@ export async function executeNode(
 		0,
 		input,
 		{ main: [input] },
-		{ node, data: { main: [input] }, source: null },
+		Object.assign(entry ?? {}, { node, data: { main: [input] }, source: null }) as IExecuteData,
 		[],
 	);
 	return (await nodeType.execute!.call(context)) as INodeExecutionData[][];

@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { IExecuteData, INodeExecutionData } from 'n8n-workflow';
 
 import { afterFailedLookup, splitOutcomes, WAIT_KEY, wakeAtOf } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
-import { deadlineSignature, reportToken } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
+import { deadlineSignature, keepWaitSecret, newWaitSecret, reportToken } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
 import { description } from '../../nodes/SvcMessaging/actions/sms/sendAndWait.operation';
 import { DELIVERY_WAIT } from '../../nodes/SvcMessaging/transport/service';
 import type { RunningEmulator } from '../emulator';
@@ -124,12 +124,18 @@ describe('the resume webhook (delivery reports at a waiting execution)', () => {
 		headers: Record<string, string> = {},
 		executionId = `exec-${Math.random()}`,
 		round?: number,
-		{ token = reportToken(SEED_KEYS.business, executionId), secret = SECRET }: { token?: string; secret?: string } = {},
+		{
+			token = reportToken(SEED_KEYS.business, executionId),
+			secret = SECRET,
+			waitSecret,
+			apiKey = SEED_KEYS.business,
+		}: { token?: string; secret?: string; waitSecret?: string; apiKey?: string } = {},
 	) {
 		const rawBody = Buffer.from(JSON.stringify(body));
 		const signed = { 'x-svc-signature': `sha256=${createHmac('sha256', SECRET).update(rawBody).digest('hex')}`, ...headers };
 		const entry = waitingEntry(round);
-		const credential = { svcMessagingApi: { ...credentials().svcMessagingApi, webhookSecret: secret } };
+		if (waitSecret) keepWaitSecret(entry, waitSecret);
+		const credential = { svcMessagingApi: { ...credentials().svcMessagingApi, apiKey, webhookSecret: secret } };
 		const call = await callWebhook(
 			{ parameters: parameters({ waitMode: 'webhook' }), credentials: credential },
 			{ headers: signed, body, rawBody, query: { svcWait: token } },
@@ -217,6 +223,31 @@ describe('the resume webhook (delivery reports at a waiting execution)', () => {
 		expect(stale.response.statusCode).toBe(409);
 		expect(stale.entry.node.disabled).toBe(true);
 		expect(nextRound.result.workflowData![0].map((i) => i.json.status)).toEqual(['DELIVERED', 'EXPIRED']);
+	});
+
+	test("the wait's own secret keys the token and the wake-up signature, whatever key the credential holds now", async () => {
+		const executionId = 'exec-wait-secret';
+		const waitSecret = newWaitSecret();
+		const rotated = { waitSecret, apiKey: SEED_KEYS.enterprise, token: reportToken(waitSecret, executionId) };
+		const report = await post(reportOf('message.delivered'), {}, executionId, 1, rotated);
+		expect(report.result.workflowData![0].map((i) => i.json.status)).toEqual(['DELIVERED', 'DELIVERED']);
+		const deadline = await post({ event: 'wait.timeout' }, { 'x-svc-wait-deadline': deadlineSignature(waitSecret, executionId, until) }, executionId, 2, rotated);
+		expect(deadline.result.workflowData![0]).toHaveLength(2);
+		// Tokens made with an API key, the old or the current one, do not open a wait that has its own secret.
+		for (const apiKey of [SEED_KEYS.business, SEED_KEYS.enterprise]) {
+			const withKey = await post(reportOf('message.delivered'), {}, executionId, 3, { waitSecret, apiKey, token: reportToken(apiKey, executionId) });
+			const keyDeadline = await post({ event: 'wait.timeout' }, { 'x-svc-wait-deadline': deadlineSignature(apiKey, executionId, until) }, executionId, 3, {
+				...rotated,
+				apiKey,
+			});
+			expect([withKey.response.statusCode, keyDeadline.response.statusCode]).toEqual([401, 401]);
+			expect(withKey.entry.node.disabled && keyDeadline.entry.node.disabled).toBe(true);
+		}
+	});
+
+	test('an execution put to wait before the wait secret existed (its entry has none) still resumes with the API-key token', async () => {
+		const legacy = await post(reportOf('message.delivered'), {}, 'exec-legacy', 1);
+		expect(legacy.result.workflowData).toBeDefined();
 	});
 
 	test("the node's own call at the timeout resumes it; a wrong signature is refused", async () => {

@@ -24,7 +24,7 @@ import { isToolCall } from './toolMode';
  * The count is keyed by workflow and execution id. With the credential's shared Redis ("Share
  * Rate Limit Across n8n Processes") it lives there (sharedCap.ts), so that the tool calls of one
  * queue-mode execution count together on every worker. Otherwise it lives in this process and is
- * forgotten 24 hours after its last use or when more than MAX_EXECUTIONS executions are counted.
+ * forgotten 24 hours after its last use: never because other executions ran (see makeRoom).
  */
 export const DEFAULT_AGENT_MESSAGE_CAP = 10;
 
@@ -36,8 +36,16 @@ export const CAPPED_OPERATIONS: Record<string, string[]> = {
 
 export const MESSAGE_CAP_REACHED = 'MESSAGE_CAP_REACHED';
 
+/** An execution's count is kept this long after its last tool call that sent. */
 const KEEP_MS = 24 * 3600 * 1000;
-const MAX_EXECUTIONS = 10_000;
+/**
+ * The in-process memory bound: at most this many executions counted at once (about 180 bytes
+ * each, 18 MB in all). At the bound, counts idle for MIN_KEEP_MS are forgotten to make room, oldest
+ * first; when every count is younger, a new execution's call is refused instead: a cap is never
+ * reset early under load.
+ */
+const MAX_EXECUTIONS = 100_000;
+const MIN_KEEP_MS = 3600 * 1000;
 
 interface Count {
 	sent: number;
@@ -83,13 +91,16 @@ export async function reserveAgentMessages(ctx: IExecuteFunctions, messages: num
 		return reservation(count.giveBack, messages);
 	}
 	const now = Date.now();
-	prune(now);
+	forgetExpired(now);
 	// Without an execution id (MCP Server Trigger) the call is its own scope.
 	const count: Count = (key && counts.get(key)) || { sent: 0, usedAt: now };
 	if (cap > 0 && count.sent + messages > cap) throw capReached(ctx, cap, count.sent, messages);
+	// A count that finds no room is kept nowhere: refused under a cap, sent without one (0).
+	const kept = key !== undefined && (counts.has(key) || makeRoom(now));
+	if (key && !kept && cap > 0) throw tooManyCounted(ctx);
 	count.sent += messages;
 	count.usedAt = now;
-	if (key) {
+	if (key && kept) {
 		counts.delete(key);
 		counts.set(key, count);
 	}
@@ -112,11 +123,34 @@ function capReached(ctx: IExecuteFunctions, cap: number, sent: number, messages:
 	return error;
 }
 
-function prune(now: number): void {
+/** Insertion order is last-use order: the expired counts are at the front. */
+function forgetExpired(now: number): void {
 	for (const [key, count] of counts) {
-		if (counts.size <= MAX_EXECUTIONS && now - count.usedAt < KEEP_MS) break;
+		if (now - count.usedAt < KEEP_MS) break;
 		counts.delete(key);
 	}
+}
+
+/** Frees one place for a new execution's count if the bound allows it (see MAX_EXECUTIONS). */
+function makeRoom(now: number): boolean {
+	if (counts.size < MAX_EXECUTIONS) return true;
+	const [oldestKey, oldest] = counts.entries().next().value as [string, Count];
+	if (now - oldest.usedAt < MIN_KEEP_MS) return false;
+	counts.delete(oldestKey);
+	return true;
+}
+
+function tooManyCounted(ctx: IExecuteFunctions): NodeOperationError {
+	const error = new NodeOperationError(
+		ctx.getNode(),
+		`Message limit not counted: this n8n process already counts the messages of ${MAX_EXECUTIONS} executions that used the SVC Messaging tools in the last hour. Nothing was sent.`,
+		{
+			description:
+				'Try again later, or tell the user the message could not be sent now. The workflow owner can turn on "Share Rate Limit Across n8n Processes" on the credential, which counts in Redis instead.',
+		},
+	);
+	error.context.errorCode = MESSAGE_CAP_REACHED;
+	return error;
 }
 
 /** Messages counted for an execution so far (tests). */

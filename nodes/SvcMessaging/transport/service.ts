@@ -82,11 +82,12 @@ export const DELIVERY_WAIT = {
 	failureReasonGraceMs: 45_000,
 	/** a waiting state resumed by one report is not resumed by another for this long (deliveryReportWebhook) */
 	resumeClaimMs: 30_000,
-	/** header of the node's own call to the resume URL at the timeout: HMAC of the wait, keyed with the API key */
+	/** header of the node's own call to the resume URL at the timeout: HMAC of the wait, keyed with the wait's own secret */
 	deadlineHeader: 'x-svc-wait-deadline',
 	/**
 	 * query parameter of the report URL (webhookUrl) sent with each message: HMAC of the execution,
-	 * keyed with the API key. A call to the resume URL without it gets a 401 and changes nothing.
+	 * keyed with a random secret of the wait (not the API key, which may be replaced while it waits).
+	 * A call to the resume URL without it gets a 401 and changes nothing.
 	 */
 	tokenParameter: 'svcWait',
 	/** the node's own call at the wake time, while it meets the execution running (a report being handled): this many tries, this far apart */
@@ -100,7 +101,9 @@ export const DELIVERY_WAIT = {
  * The delivery-report trigger's bounds (not shown in the spec). A message ID longer than
  * `maxMessageIdCharacters` is refused (400); the duplicate ledger in the workflow's static data holds
  * at most `ledgerMaxBytes` of key digests (oldest dropped first); a report whose timestamp is older
- * than `maxReportAgeMs` (well past the service's last retry at about 2 h 42 min) starts nothing;
+ * than `maxReportAgeMs` (well past the service's last retry at about 2 h 42 min) starts nothing, and
+ * one more than `maxFutureSkewMs` ahead of n8n's clock (clock skew beyond that is a broken clock or a
+ * forgery: year 9999 would never age out of the replay window) is refused (400);
  * "Include Raw Payload" keeps the body only up to `rawPayloadMaxDepth` levels of nesting and
  * `rawPayloadMaxBytes` of JSON, else `raw` is replaced by a marker.
  */
@@ -108,6 +111,7 @@ export const TRIGGER_LIMITS = {
 	maxMessageIdCharacters: 128,
 	ledgerMaxBytes: 72 * 1024,
 	maxReportAgeMs: 6 * 3600 * 1000,
+	maxFutureSkewMs: 5 * 60 * 1000,
 	rawPayloadMaxDepth: 32,
 	rawPayloadMaxBytes: 16 * 1024,
 } as const;

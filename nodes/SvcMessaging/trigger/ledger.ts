@@ -62,8 +62,17 @@ export function isStale(report: DeliveryReport, now: number): boolean {
 	return now - Date.parse(report.timestamp) > TRIGGER_LIMITS.maxReportAgeMs;
 }
 
-/** Longer than the service's retry schedule (6 attempts over about 2 h 42 min). */
-export const CLAIM_TTL_MS = 6 * 3600 * 1000;
+/** Whether the report's timestamp is further ahead of `now` than the clock skew accepted (TRIGGER_LIMITS.maxFutureSkewMs). */
+export function isFromTheFuture(report: DeliveryReport, now: number): boolean {
+	return Date.parse(report.timestamp) - now > TRIGGER_LIMITS.maxFutureSkewMs;
+}
+
+/**
+ * As long as a report can be accepted after its first delivery, so that no replay outlives its
+ * claim: up to maxFutureSkewMs ahead, then maxReportAgeMs until it is stale, and a minute for the
+ * clocks of several n8n processes and Redis.
+ */
+export const CLAIM_TTL_MS = TRIGGER_LIMITS.maxFutureSkewMs + TRIGGER_LIMITS.maxReportAgeMs + 60 * 1000;
 
 /**
  * Claims the report for this workflow's trigger atomically (SET NX with a TTL): true for the one

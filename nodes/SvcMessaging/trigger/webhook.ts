@@ -1,9 +1,9 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { SERVICE } from '../transport/service';
+import { SERVICE, TRIGGER_LIMITS } from '../transport/service';
 import type { DeliveryEvent } from './events';
 import { sharedLimitOf } from '../transport/redis';
-import { claimReport, hasSeen, isStale, remember } from './ledger';
+import { claimReport, hasSeen, isFromTheFuture, isStale, remember } from './ledger';
 import { boundedRawPayload, flattenReport } from './output';
 import { parseDeliveryReport } from './payload';
 import type { TriggerOptions } from './properties';
@@ -48,8 +48,8 @@ function acknowledge(ignored: string): IWebhookResponseData {
 }
 
 /**
- * Handles one delivery-report call: size, signature, JSON, schema, event filter, replay window and
- * duplicates, in that order. Only a new report of a selected event starts an execution; the service gets a 200
+ * Handles one delivery-report call: size, signature, JSON, schema, a timestamp ahead of the clock,
+ * event filter, replay window and duplicates, in that order. Only a new report of a selected event starts an execution; the service gets a 200
  * for everything it should not send again and a 400/401 for what it must not.
  */
 export async function handleDeliveryReport(this: IWebhookFunctions): Promise<IWebhookResponseData> {
@@ -78,6 +78,10 @@ export async function handleDeliveryReport(this: IWebhookFunctions): Promise<IWe
 	if (parsed.kind === 'unknownEvent') return acknowledge('event not supported');
 
 	const { report } = parsed;
+	if (isFromTheFuture(report, Date.now())) {
+		const skew = TRIGGER_LIMITS.maxFutureSkewMs / 60_000;
+		return reject(this, 400, `The timestamp ${report.timestamp} is more than ${skew} minutes ahead of this n8n's clock; check the clocks`);
+	}
 	const events = this.getNodeParameter('events', []) as DeliveryEvent[];
 	if (!events.includes(report.event)) return acknowledge('event not selected');
 

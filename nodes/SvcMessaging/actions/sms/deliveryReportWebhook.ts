@@ -7,7 +7,7 @@ import { parseDeliveryReport } from '../../trigger/payload';
 import { hasValidSignature } from '../../trigger/signature';
 import { rawBodyOf } from '../../trigger/webhook';
 import { isFinal, isWaiting, statusOfEvent, waitInfoOf, withStatus, type WaitInfo } from './deliveryOutcome';
-import { deadlineSignature, reportToken } from './deliveryWebhookWait';
+import { deadlineSignature, reportToken, waitSecretOf } from './deliveryWebhookWait';
 
 /**
  * The execution's waiting node entry, as n8n hands it to the resume webhook. n8n has no public
@@ -95,21 +95,22 @@ function sameHex(a: string, b: string): boolean {
  */
 export async function handleWaitingReport(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const credentials = (await this.getCredentials('svcMessagingApi')) as IDataObject;
-	const apiKey = String(credentials.apiKey ?? '');
 	const executionId = this.getExecutionId() ?? '';
+	const entry = waitingEntry(this);
+	// The wait's own secret: the API key may have been replaced since the node sent.
+	const waitKey = waitSecretOf(entry, String(credentials.apiKey ?? ''));
 	// First: only the URL the node sent with its messages (and its own wake-up call) may touch this execution.
 	const query = this.getQueryData() as IDataObject;
-	if (!sameHex(String(query[DELIVERY_WAIT.tokenParameter] ?? ''), reportToken(apiKey, executionId))) {
+	if (!sameHex(String(query[DELIVERY_WAIT.tokenParameter] ?? ''), reportToken(waitKey, executionId))) {
 		return respond(this, 401, 'Invalid or missing wait token');
 	}
-	const entry = waitingEntry(this);
 	const items = (entry?.data.main ?? []).flatMap((output) => output ?? []);
 	const wait = items.length ? waitInfoOf(items[0]) : undefined;
 	if (!entry || !wait) return keepWaiting('no messages are waiting here');
 
 	const deadlineCall = this.getHeaderData()[DELIVERY_WAIT.deadlineHeader];
 	if (typeof deadlineCall === 'string') {
-		const signed = (at: string) => deadlineSignature(apiKey, executionId, at);
+		const signed = (at: string) => deadlineSignature(waitKey, executionId, at);
 		// This round's wake time, or the timeout (a call scheduled in an earlier round).
 		if (![wait.wakeAt ?? wait.until, wait.until].some((at) => sameHex(deadlineCall, signed(at)))) {
 			return respond(this, 401, 'Invalid timeout signature');

@@ -1,16 +1,44 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 import { DELIVERY_WAIT } from '../../transport/service';
 import { splitOutcomes, WAIT_KEY, wakeAtOf, type WaitInfo } from './deliveryOutcome';
 
 /**
- * The token of this execution's report URL: only the node (it holds the API key) can make it, and
- * it is known before any message id exists. n8n's resume URL alone is guessable (sequential ids).
+ * The key of a waiting execution's report token and wake-up signature: a random secret made when
+ * the node sends, kept in the waiting node's entry of n8n's execution stack (its metadata, saved
+ * with the waiting execution and handed back to the resume webhook and the resumed node), never in
+ * an item: n8n passes a waiting node's items on when only its own timer resumes it. So a waiting
+ * execution does not depend on the API key, which the user may rotate while it waits.
  */
-export function reportToken(apiKey: string, executionId: string): string {
-	return createHmac('sha256', apiKey).update(`delivery-report|${executionId}`).digest('hex');
+const WAIT_SECRET = 'svcDeliveryWaitSecret';
+
+export function newWaitSecret(): string {
+	return randomBytes(32).toString('hex');
+}
+
+/** Keeps `secret` in the node's stack entry, before the messages carry its token, and returns it. */
+export function keepWaitSecret(entry: IExecuteData, secret: string): string {
+	entry.metadata = { ...(entry.metadata ?? {}), [WAIT_SECRET]: secret } as typeof entry.metadata;
+	return secret;
+}
+
+/**
+ * The waiting execution's secret; for an execution put to wait by a version before the secret,
+ * the credential's API key, with which its tokens were made (they resume while the key is unchanged).
+ */
+export function waitSecretOf(entry: IExecuteData | undefined, apiKey: string): string {
+	const secret = (entry?.metadata as IDataObject | undefined)?.[WAIT_SECRET];
+	return typeof secret === 'string' && secret !== '' ? secret : apiKey;
+}
+
+/**
+ * The token of this execution's report URL: only the node (it holds the wait's secret) can make
+ * it, and it is known before any message id exists. n8n's resume URL alone is guessable (sequential ids).
+ */
+export function reportToken(secret: string, executionId: string): string {
+	return createHmac('sha256', secret).update(`delivery-report|${executionId}`).digest('hex');
 }
 
 /**
@@ -19,15 +47,15 @@ export function reportToken(apiKey: string, executionId: string): string {
  * URL carries a query already (`?signature=…`); the path and token follow it unchanged, so n8n reads
  * the same signature as before and the token as a parameter of its own.
  */
-export function reportUrlOf(ctx: IExecuteFunctions, apiKey: string): string {
+export function reportUrlOf(ctx: IExecuteFunctions, secret: string): string {
 	const resumeUrl = String(ctx.getWorkflowDataProxy(0).$execution.resumeUrl);
 	const url = `${resumeUrl}/${DELIVERY_WAIT.resumePath}`;
-	return `${url}${url.includes('?') ? '&' : '?'}${DELIVERY_WAIT.tokenParameter}=${reportToken(apiKey, ctx.getExecutionId())}`;
+	return `${url}${url.includes('?') ? '&' : '?'}${DELIVERY_WAIT.tokenParameter}=${reportToken(secret, ctx.getExecutionId())}`;
 }
 
-/** Proves that a call of the node to its resume URL (at `wakeAt`) comes from this node: keyed with the API key. */
-export function deadlineSignature(apiKey: string, executionId: string, wakeAt: string): string {
-	return createHmac('sha256', apiKey).update(`${executionId}|${wakeAt}`).digest('hex');
+/** Proves that a call of the node to its resume URL (at `wakeAt`) comes from this node: keyed with the wait's secret. */
+export function deadlineSignature(secret: string, executionId: string, wakeAt: string): string {
+	return createHmac('sha256', secret).update(`${executionId}|${wakeAt}`).digest('hex');
 }
 
 /**
@@ -43,6 +71,7 @@ export async function waitForReports(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
 	wait: WaitInfo,
+	/** the credential's key: it keys only the tokens of executions put to wait before the wait secret */
 	apiKey: string,
 ): Promise<INodeExecutionData[][]> {
 	// A new round: the resume claims of the last waiting state do not hold for this one.
@@ -51,10 +80,11 @@ export async function waitForReports(
 	const marked = items.map((item) => ({ ...item, json: { ...item.json, [WAIT_KEY]: { ...(item.json[WAIT_KEY] as WaitInfo), round, wakeAt } } }));
 	const outputs = splitOutcomes(marked, false);
 	const entry = ctx.getExecuteData();
+	const secret = waitSecretOf(entry, apiKey);
 	entry.data = { main: outputs };
 	entry.metadata = { ...(entry.metadata ?? {}), forwardAllOutputs: true } as typeof entry.metadata;
 	await ctx.putExecutionToWait(new Date(Date.parse(wait.until) + DELIVERY_WAIT.backstopMs));
-	callAtDeadline(ctx, wakeAt, apiKey);
+	callAtDeadline(ctx, wakeAt, secret);
 	return outputs;
 }
 
@@ -79,7 +109,7 @@ interface DeadlineCall {
  * (a report being handled) is repeated. Only the call's URL, headers and n8n's request function are
  * kept until then, not the node's context (its input items and run data).
  */
-function callAtDeadline(ctx: IExecuteFunctions, wakeAt: string, apiKey: string): void {
+function callAtDeadline(ctx: IExecuteFunctions, wakeAt: string, secret: string): void {
 	const executionId = ctx.getExecutionId();
 	const key = `${executionId}|${wakeAt}`;
 	if (scheduled.has(key)) return;
@@ -88,8 +118,8 @@ function callAtDeadline(ctx: IExecuteFunctions, wakeAt: string, apiKey: string):
 	void callWhenDue({
 		executionId,
 		wakeAt,
-		url: reportUrlOf(ctx, apiKey),
-		headers: { [DELIVERY_WAIT.deadlineHeader]: deadlineSignature(apiKey, executionId, wakeAt) },
+		url: reportUrlOf(ctx, secret),
+		headers: { [DELIVERY_WAIT.deadlineHeader]: deadlineSignature(secret, executionId, wakeAt) },
 		request: ctx.helpers.httpRequest,
 		logger: ctx.logger,
 	}).finally(() => scheduled.delete(key));

@@ -12,7 +12,7 @@ import {
 } from '../common.descriptions';
 import { ACCEPTED_AT, isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
 import { lookUpWaiting, pollUntilFinal } from './deliveryPolling';
-import { reportUrlOf, waitForReports } from './deliveryWebhookWait';
+import { keepWaitSecret, newWaitSecret, reportUrlOf, waitForReports } from './deliveryWebhookWait';
 import { messageFields, prepare as prepareSms, sendMessages, type PreparedSms } from './send.operation';
 
 const { timeoutSeconds, pollIntervalSeconds } = DELIVERY_WAIT;
@@ -125,7 +125,8 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 	let mode = this.getNodeParameter('waitMode', 0, 'polling') as WaitInfo['mode'];
 	const timeout = timeoutMs(this, mode);
 	const apiKey = mode === 'webhook' ? await apiKeyOf(this) : '';
-	const extraBody: IDataObject = mode === 'webhook' ? { webhookUrl: reportUrlOf(this, apiKey) } : {};
+	const secret = mode === 'webhook' ? keepWaitSecret(this.getExecuteData(), newWaitSecret()) : '';
+	const extraBody: IDataObject = mode === 'webhook' ? { webhookUrl: reportUrlOf(this, secret) } : {};
 	// The timeout counts from each message's acceptance: sending many items through the key's limiter takes a while.
 	const sent = await sendMessages(this, prepared, extraBody, (json) => ({ ...json, [ACCEPTED_AT]: new Date().toISOString() }));
 	// Messages a failed run sent report to that run's URL: after a retry, look them up instead.
