@@ -122,6 +122,14 @@ export async function executeNode(
 	setup: NodeSetup,
 	items: Array<IDataObject | INodeExecutionData> = [{}],
 ): Promise<INodeExecutionData[][]> {
+	return (await executeNodeWithHints(setup, items)).output;
+}
+
+/** executeNode, with the execution hints the node added (the editor shows them above the output). */
+export async function executeNodeWithHints(
+	setup: NodeSetup,
+	items: Array<IDataObject | INodeExecutionData> = [{}],
+): Promise<{ output: INodeExecutionData[][]; hints: string[] }> {
 	const { workflow, node } = buildNode(setup);
 	const input: INodeExecutionData[] = items.map((item) =>
 		'json' in item && typeof item.json === 'object' ? (item as INodeExecutionData) : { json: item as IDataObject },
@@ -139,7 +147,8 @@ export async function executeNode(
 		{ node, data: { main: [input] }, source: null },
 		[],
 	);
-	return (await nodeType.execute!.call(context)) as INodeExecutionData[][];
+	const output = (await nodeType.execute!.call(context)) as INodeExecutionData[][];
+	return { output, hints: context.hints.map((h) => h.message) };
 }
 
 /** Calls a `methods.listSearch` function the way the editor does. */
