@@ -128,14 +128,14 @@ describe('pickers and the variable mapper list what the service has', () => {
 		await screenshot(session, 'picker-template');
 	});
 
-	test('Chat Message → Send Template: the mapper shows the chosen template\'s variables', async () => {
+	test('Chat Message → Send Template: the mapper shows the chosen template\'s variables, each with its text around it', async () => {
 		const { page } = session;
 		await openProbe(session);
 		await addFromNodesPanel(session, 'SVC Messaging', 'Send a chat template message');
 		await useCredential(page, CREDENTIAL_NAMES.starter);
 		await listEntries('template', ['otp_code']);
 		await page.getByText(/^otp_code( \(|$)/).first().click();
-		await page.getByText('Body {{1}}').first().waitFor();
+		await page.getByText(/^Body \{\{1\}\}: ".*\{\{1\}\}.*"/).first().waitFor();
 		await screenshot(session, 'mapper-template-variables');
 	});
 });
