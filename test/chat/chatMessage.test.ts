@@ -119,7 +119,7 @@ describe('message types', () => {
 
 	it('sends an approved template with its header and body variables mapped from the items', async () => {
 		await approvedTemplate('order_shipped', [
-			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}' },
+			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}.' },
 			{ type: 'BODY', text: 'Hi {{1}}, order {{2}} ships {{3}}. Thanks {{1}}!' },
 		]);
 		const out = await chatSend(
@@ -182,7 +182,7 @@ describe('message types', () => {
 
 describe('template checks before sending', () => {
 	beforeEach(async () => {
-		await approvedTemplate('two_vars', [{ type: 'BODY', text: 'Hi {{1}}, code {{2}}' }]);
+		await approvedTemplate('two_vars', [{ type: 'BODY', text: 'Hi {{1}}, code {{2}}.' }]);
 		emu.control.clearRequests();
 	});
 
@@ -259,9 +259,12 @@ describe('chat errors of the service, as the user sees them', () => {
 		expect(error.message).toBe(
 			`POST /api/chat/messages failed: CHAT_OPT_IN_REQUIRED – Recipient ${NOT_OPTED_IN} has not opted in to chat messages`,
 		);
-		expect(error.description).toBe(
-			'The recipient has not opted in to chat messages from your business. Collect an opt-in first; business-initiated conversations must use an approved template.',
-		);
+		// One line each: what happened, how a recipient opts in, what to send then.
+		expect(error.description?.split('\n')).toEqual([
+			'The recipient has not opted in to chat messages from your business.',
+			expect.stringMatching(/^How they opt in: .*they message your chat number first\.$/),
+			'After the opt-in, start the conversation with an approved template (Type: Template).',
+		]);
 		expect(emu.control.chatMessages()).toHaveLength(0);
 		expect(credits()).toBe(1000);
 	});
@@ -325,9 +328,9 @@ describe('media and text checks before sending', () => {
 		['image', 'https://cdn.example.com/doc.pdf', '"Media Link" must link to an image file (JPEG, PNG or WEBP): its path must end in .jpg, .jpeg, .png or .webp (got .pdf)'],
 		['document', 'https://cdn.example.com/photo.jpg', '"Media Link" must link to a document file (PDF, DOC, DOCX, XLS, XLSX, PPT or PPTX): its path must end in .pdf, .doc, .docx, .xls, .xlsx, .ppt or .pptx (got .jpg)'],
 		['video', 'https://cdn.example.com/clip.mov', '"Media Link" must link to a video file (MP4 or 3GPP): its path must end in .mp4, .3gp or .3gpp (got .mov)'],
-		['image', 'http://cdn.example.com/photo.jpg', '"Media Link" must be a public HTTPS URL (starting with https://)'],
-		['image', 'cdn.example.com/photo.jpg', '"Media Link" must be a full URL starting with https://'],
-		['video', 'https://cdn.example.com/watch?v=1', '"Media Link" must link to a video file (MP4 or 3GPP): its path must end in .mp4, .3gp or .3gpp (it has no file extension)'],
+		['image', 'http://cdn.example.com/photo.jpg', '"Media Link" must be a public HTTPS URL (starting with https://) (got "http://cdn.example.com/photo.jpg")'],
+		['image', 'cdn.example.com/photo.jpg', '"Media Link" must be a full URL starting with https:// (got "cdn.example.com/photo.jpg")'],
+		['video', 'https://cdn.example.com/watch?v=1', '"Media Link" must link to a video file (MP4 or 3GPP): its path must end in .mp4, .3gp or .3gpp (it has no file extension) (got "https://cdn.example.com/watch?…")'],
 	])('refuses the %s link %s', async (messageType, mediaLink, message) => {
 		const error = await errorOf(send({ messageType, mediaLink }));
 		expect(error.message).toBe(`Item 0: ${message}`);
@@ -336,7 +339,7 @@ describe('media and text checks before sending', () => {
 
 	it('refuses a caption over 1024 characters', async () => {
 		const error = await errorOf(send({ messageType: 'image', mediaLink: 'https://cdn.example.com/a.jpg', caption: 'é'.repeat(1025) }));
-		expect(error.message).toBe('Item 0: "Caption" must be at most 1024 characters (it has 1025)');
+		expect(error.message).toBe(`Item 0: "Caption" must be at most 1024 characters (it has 1025) (got "${'é'.repeat(39)}…")`);
 		expect(chatPosts()).toHaveLength(0);
 	});
 
@@ -349,7 +352,7 @@ describe('media and text checks before sending', () => {
 		const error = await errorOf(
 			send({ messageType: 'document', mediaLink: 'https://cdn.example.com/a.pdf', filename: `${'f'.repeat(237)}.pdf` }),
 		);
-		expect(error.message).toBe('Item 0: "File Name" must be at most 240 characters (it has 241)');
+		expect(error.message).toBe(`Item 0: "File Name" must be at most 240 characters (it has 241) (got "${'f'.repeat(39)}…")`);
 		expect(chatPosts()).toHaveLength(0);
 	});
 
@@ -357,7 +360,7 @@ describe('media and text checks before sending', () => {
 		expect((await errorOf(send({ messageType: 'text', text: '  ' }))).message).toBe('Item 0: "Text" must not be empty');
 		const error = await errorOf(chatSend(emu.url, { phoneNumber: '0712345678', messageType: 'text', text: 'Hi' }));
 		expect(error.message).toBe(
-			'Item 0: "Phone Number" must be in E.164 format (+ and country code, no leading zero), e.g. +254712345678',
+			'Item 0: "Phone Number" must be in E.164 format (+ and country code, no leading zero), e.g. +254712345678 (got "0712345678")',
 		);
 		expect(chatPosts()).toHaveLength(0);
 	});
@@ -441,7 +444,7 @@ describe('Verify Media Link (HEAD request through n8n)', () => {
 describe('template picker and variable mapper', () => {
 	it('lists every approved template across pages of 100, with name, language and category', async () => {
 		// 105 approved, 3 rejected by the review, 2 still pending.
-		const create = (name: string) => ({ templateName: name, category: name.startsWith('mkt') ? 'MARKETING' : 'UTILITY', language: 'en', componentsSource: 'form', bodyText: 'Hi {{1}}' });
+		const create = (name: string) => ({ templateName: name, category: name.startsWith('mkt') ? 'MARKETING' : 'UTILITY', language: 'en', componentsSource: 'form', bodyText: 'Hi {{1}}.' });
 		const names = Array.from({ length: 105 }, (_, k) => `${k % 2 ? 'mkt' : 'upd'}_${String(k).padStart(3, '0')}`);
 		const rejected = ['reject_a', 'reject_b', 'reject_c'];
 		const items = [...names, ...rejected].map((name) => create(name));
@@ -454,7 +457,7 @@ describe('template picker and variable mapper', () => {
 					category: '={{ $json.category }}',
 					language: 'en',
 					componentsSource: 'form',
-					bodyText: 'Hi {{1}}',
+					bodyText: 'Hi {{1}}.',
 				},
 				credentials: credentials(emu.url),
 			},
@@ -493,8 +496,8 @@ describe('template picker and variable mapper', () => {
 
 	it('generates one field per header and body variable of the chosen template', async () => {
 		await approvedTemplate('otp_code', [
-			{ type: 'HEADER', format: 'TEXT', text: 'Code for {{1}}' },
-			{ type: 'BODY', text: 'Your code is {{1}}. It expires in {{2}} minutes. {{1}}' },
+			{ type: 'HEADER', format: 'TEXT', text: 'Code for {{1}}.' },
+			{ type: 'BODY', text: 'Your code is {{1}}. It expires in {{2}} minutes. {{1}}.' },
 		]);
 		const fields = await resourceMapping(
 			{
@@ -505,9 +508,9 @@ describe('template picker and variable mapper', () => {
 		);
 		expect(fields.fields.map((f) => [f.id, f.displayName, f.required, f.type])).toEqual([
 			// The template's text around each variable: the user sees what each value is for.
-			['header_1', 'Header {{1}}: "Code for {{1}}"', true, 'string'],
+			['header_1', 'Header {{1}}: "Code for {{1}}."', true, 'string'],
 			['body_1', 'Body {{1}}: "Your code is {{1}}. It expires in {{2}}…"', true, 'string'],
-			['body_2', 'Body {{2}}: "…is {{1}}. It expires in {{2}} minutes. {{1}}"', true, 'string'],
+			['body_2', 'Body {{2}}: "…is {{1}}. It expires in {{2}} minutes. {{1}}."', true, 'string'],
 		]);
 
 		// The fields, saved as the editor saves them, send the message.

@@ -48,7 +48,7 @@ async function createMany(templates: Array<{ name: string; category?: string; la
 				category: '={{ $json.category }}',
 				language: '={{ $json.language }}',
 				componentsSource: 'form',
-				bodyText: 'Hello {{1}}',
+				bodyText: 'Hello {{1}}.',
 			},
 			credentials: credentials(emu.url),
 		},
@@ -113,7 +113,7 @@ describe('Create', () => {
 			jsonTemplate(
 				'login_code',
 				[
-					{ type: 'BODY', text: '{{1}} is your verification code.' },
+					{ type: 'BODY', text: 'Hi {{1}} is your verification code.' },
 					{ type: 'BUTTONS', buttons: [{ type: 'COPY_CODE' }, { type: 'OTP', text: 'Autofill' }] },
 				],
 				'AUTHENTICATION',
@@ -122,7 +122,7 @@ describe('Create', () => {
 		);
 		expect(out.json).toMatchObject({ name: 'login_code', category: 'AUTHENTICATION', language: 'en_US', status: 'PENDING' });
 		expect(stored('login_code')?.components).toEqual([
-			{ type: 'BODY', text: '{{1}} is your verification code.' },
+			{ type: 'BODY', text: 'Hi {{1}} is your verification code.' },
 			{ type: 'BUTTONS', buttons: [{ type: 'COPY_CODE' }, { type: 'OTP', text: 'Autofill' }] },
 		]);
 	});
@@ -143,7 +143,7 @@ describe('Create', () => {
 				},
 				[
 					{ name: 'first', body: 'fine' },
-					{ name: 'second', body: 'Hi {{2}}' },
+					{ name: 'second', body: 'Hi {{2}}.' },
 				],
 			),
 		);
@@ -155,7 +155,7 @@ describe('Create', () => {
 });
 
 describe('structure rules: refused before sending, by component and rule', () => {
-	const vars = (n: number) => Array.from({ length: n }, (_, k) => `{{${k + 1}}}`).join(' ');
+	const vars = (n: number) => `Hi ${Array.from({ length: n }, (_, k) => `{{${k + 1}}}`).join(' ')}.`;
 	const buttons = (...list: IDataObject[]) => ({ buttons: { button: list } });
 	const qr = { type: 'QUICK_REPLY', text: 'Yes' };
 
@@ -164,9 +164,9 @@ describe('structure rules: refused before sending, by component and rule', () =>
 		['BODY not empty', formTemplate('t', { bodyText: '   ' }), 'BODY: every template needs a BODY with text'],
 		['BODY ≤ 1024 characters', formTemplate('t', { bodyText: 'é'.repeat(1025) }), 'BODY: text must be at most 1024 characters (it has 1025)'],
 		['BODY ≤ 25 variables', formTemplate('t', { bodyText: vars(26) }), 'BODY: at most 25 variables (it has 26)'],
-		['BODY variables from {{1}}', formTemplate('t', { bodyText: 'Hi {{2}}' }), 'BODY: variables must be numbered from {{1}} without gaps (missing {{1}})'],
-		['BODY variables without gaps', formTemplate('t', { bodyText: '{{1}} {{2}} {{5}}' }), 'BODY: variables must be numbered from {{1}} without gaps (missing {{3}}, {{4}})'],
-		['BODY variables numbered', formTemplate('t', { bodyText: 'Hi {{name}}' }), 'BODY: variables must be numbered like {{1}}, {{2}} (found {{name}})'],
+		['BODY variables from {{1}}', formTemplate('t', { bodyText: 'Hi {{2}}.' }), 'BODY: variables must be numbered from {{1}} without gaps (missing {{1}})'],
+		['BODY variables without gaps', formTemplate('t', { bodyText: 'Hi {{1}} {{2}} {{5}}.' }), 'BODY: variables must be numbered from {{1}} without gaps (missing {{3}}, {{4}})'],
+		['BODY variables numbered', formTemplate('t', { bodyText: 'Hi {{name}}.' }), 'BODY: variables must be numbered like {{1}}, {{2}} (found {{name}})'],
 		['HEADER format', jsonTemplate('t', [{ type: 'HEADER', format: 'AUDIO' }, { type: 'BODY', text: 'b' }]), 'HEADER: format must be TEXT, IMAGE, DOCUMENT or VIDEO (got "AUDIO")'],
 		['HEADER text required', formTemplate('t', { headerFormat: 'TEXT', headerText: '' }), 'HEADER: a TEXT header needs text'],
 		['HEADER text ≤ 60 characters', formTemplate('t', { headerFormat: 'TEXT', headerText: 'h'.repeat(61) }), 'HEADER: text must be at most 60 characters (it has 61)'],
@@ -222,7 +222,7 @@ describe('structure rules: refused before sending, by component and rule', () =>
 	it('reports every violation of a template at once', async () => {
 		const error = await errorOf(
 			templateOp(emu.url, 'create', {
-				...formTemplate('t', { bodyText: 'Hi {{1}} {{3}}', footerText: 'f'.repeat(70), ...buttons({ type: 'OTP', text: 'x' }) }),
+				...formTemplate('t', { bodyText: 'Hi {{1}} {{3}}.', footerText: 'f'.repeat(70), ...buttons({ type: 'OTP', text: 'x' }) }),
 				category: 'MARKETING',
 			}),
 		);

@@ -49,7 +49,7 @@ export function templateOp(url: string, operation: string, parameters: IDataObje
 
 /** Form parameters of Chat Template → Create. */
 export function formTemplate(name: string, parts: IDataObject = {}): IDataObject {
-	return { templateName: name, category: 'UTILITY', language: 'en', componentsSource: 'form', bodyText: 'Hello {{1}}', ...parts };
+	return { templateName: name, category: 'UTILITY', language: 'en', componentsSource: 'form', bodyText: 'Hello {{1}}.', ...parts };
 }
 
 /** JSON parameters of Chat Template → Create. */

@@ -101,7 +101,7 @@ describe('Chat Template', () => {
 
 	test('a rejected template: Get shows the reason, Send refuses it before any request', async () => {
 		const name = `reject_me_${run}`;
-		await one('chat-template-create', 'Create Template', [{ name, body: 'Buy now {{1}}' }]);
+		await one('chat-template-create', 'Create Template', [{ name, body: 'Buy now {{1}}.' }]);
 		const rejected = await waitFor(
 			'the template to be rejected',
 			async () => {

@@ -36,13 +36,54 @@ const DIRECTION = '\u200E\u200F\u202A\u202C\u2066\u2069';
 const OBJECT = { a: 1 };
 const LIST = [1, 2];
 
-const TEXT = ['', '   ', ZERO_WIDTH, DIRECTION, OBJECT, LIST, HUGE];
+const LONE_SURROGATES = ['Hi \uD83D', '\uDE00 there', 'a\uD83D\uD83Db'];
+const TEXT = ['', '   ', ZERO_WIDTH, DIRECTION, OBJECT, LIST, HUGE, ...LONE_SURROGATES];
 const PATH_ID = ['', '  ', '.', '..', OBJECT, LIST, 'a\u0000b', '9'.repeat(100_000), 'x'.repeat(129)];
+/** Template names are up to 512 characters (the platform's naming rule); past that, refused like any path ID. */
+const TEMPLATE_NAME = [...PATH_ID.slice(0, -1), 'x'.repeat(513), 'otp\uD83D'];
 const CAMPAIGN_ID = ['', '.', '..', 'abc', '0', '-1', '1.5', '9'.repeat(16), '9'.repeat(100_000), OBJECT, LIST];
-const FUTURE_TIME = ['2030-02-30T10:00', '2030-13-45T99:99', '2030-04-31T08:00', '2001-01-01T10:00', 'tomorrow', OBJECT];
+const FUTURE_TIME = [
+	'2030-02-30T10:00',
+	'2030-13-45T99:99',
+	'2030-04-31T08:00',
+	'2001-01-01T10:00',
+	'tomorrow',
+	OBJECT,
+	'Feb 30 2031 10:00 +0300',
+	'31 June 2031 10:00Z',
+	'2031/02/30 10:00Z',
+	'Feb 28 2031 24:30 +0300',
+	'+010000-01-01T00:00:00Z',
+	'10000-01-01T00:00:00Z',
+];
 const PHONE_NUMBERS = ['', '   ', 'abc', '123', '+1', OBJECT, LIST, HUGE];
-const URLS = ['not a url', 'ftp://example.com/x', 'javascript:alert(1)', OBJECT];
-const MEDIA = ['', 'http://cdn.example.com/a.png', 'https://cdn.example.com/a.exe', OBJECT, LIST];
+const URLS = [
+	'not a url',
+	'ftp://example.com/x',
+	'javascript:alert(1)',
+	OBJECT,
+	`https://hooks.example.com/${'u'.repeat(100_000)}`,
+	'http://localhost:5678/webhook-test/abc/svc-messaging',
+	'http://127.0.0.1:5678/webhook/abc',
+	'http://169.254.169.254/latest/meta-data',
+	'http://10.0.0.5/hook',
+	'http://[::1]:5678/hook',
+];
+const MEDIA = ['', 'http://cdn.example.com/a.png', 'https://cdn.example.com/a.exe', OBJECT, LIST, `https://cdn.example.com/${'m'.repeat(100_000)}.png`];
+/** Send Bulk placeholder values that would be sent as "NaN", "true", … */
+const PLACEHOLDER_VALUES = [NaN, Infinity, -Infinity, true, false, null, OBJECT, LIST, 'Amina \uD83D'];
+const junk = (depth: number): unknown => (depth === 0 ? 'x' : { nested: junk(depth - 1) });
+/** Template structures the platform's review rejects. */
+const COMPONENTS = [
+	[{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}} for {{2}}' }, { type: 'BODY', text: 'Hi {{1}}, thanks.' }],
+	[{ type: 'BODY', text: 'Hi {{1}}, thanks.' }, { type: 'FOOTER', text: 'Code {{1}} inside' }],
+	[{ type: 'BODY', text: '{{1}} is your code.' }],
+	[{ type: 'BODY', text: 'Your code is {{1}}' }],
+	[{ type: 'BODY', text: 'Hi {{1}}, thanks.', example: junk(50) }],
+	[{ type: 'BODY', text: { deep: junk(20) } }],
+	[{ type: 'BODY', text: 'Hi {{1}}, thanks.' }, { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Ok', payload: junk(10) }] }],
+	[{ type: 'BODY', text: 'Hi {{1}}, thanks.' }, { type: 'BUTTONS', buttons: [{ type: 'URL', text: 'Go', url: `https://example.com/${'u'.repeat(3000)}` }] }],
+];
 
 interface Case {
 	operation: string;
@@ -52,6 +93,8 @@ interface Case {
 	credentials: () => TestCredentials;
 	/** the item, with the bad value under `bad` */
 	item?: (bad: unknown) => Record<string, unknown>;
+	/** what the error must name, when not `"Field` */
+	names?: string;
 }
 
 const sms = (operation: string, extra: IDataObject): IDataObject => ({
@@ -116,6 +159,24 @@ const CASES: Case[] = [
 		credentials: apiKey,
 		item: (bad) => ({ name: bad, phone: PHONE }),
 	},
+	{
+		operation: 'SMS → Send Bulk',
+		field: 'Message',
+		values: PLACEHOLDER_VALUES,
+		parameters: bulk({ message: 'Hi {{name}}' }),
+		credentials: apiKey,
+		item: (bad) => ({ name: bad, phone: PHONE }),
+		names: 'placeholder {{name}}',
+	},
+	{
+		operation: 'SMS → Send Bulk (list)',
+		field: 'Message',
+		values: PLACEHOLDER_VALUES,
+		parameters: sms('sendBulk', { recipientsSource: 'list', message: 'Hi {{name}}', recipients: '={{ $json.list }}' }),
+		credentials: apiKey,
+		item: (bad) => ({ list: [{ phoneNumber: PHONE, variables: { name: 'Ok' } }, { phoneNumber: PHONE, variables: { name: bad } }] }),
+		names: 'recipient 1: the value of placeholder {{name}}',
+	},
 	{ operation: 'SMS → Get Message', field: 'Message ID', values: PATH_ID, parameters: { resource: 'sms', operation: 'getMessage', messageId: BAD }, credentials: apiKey },
 	{ operation: 'SMS → Get Batch', field: 'Batch ID', values: PATH_ID, parameters: { resource: 'sms', operation: 'getBatch', batchId: BAD }, credentials: apiKey },
 	{
@@ -143,7 +204,7 @@ const CASES: Case[] = [
 		parameters: chat({ messageType: 'document', mediaLink: 'https://cdn.example.com/a.pdf', filename: BAD }),
 		credentials: apiKey,
 	},
-	{ operation: 'Chat Message → Send', field: 'Template', values: PATH_ID, parameters: chat({ messageType: 'template', template: rl(BAD) }), credentials: apiKey },
+	{ operation: 'Chat Message → Send', field: 'Template', values: TEMPLATE_NAME, parameters: chat({ messageType: 'template', template: rl(BAD) }), credentials: apiKey },
 	{
 		operation: 'Chat Message → Send',
 		field: 'Template Variables',
@@ -151,19 +212,27 @@ const CASES: Case[] = [
 		parameters: chat({ messageType: 'template', template: rl('otp_code'), templateVariables: { mappingMode: 'defineBelow', value: { body_1: BAD } } }),
 		credentials: apiKey,
 	},
-	{ operation: 'Chat Template → Get', field: 'Template', values: PATH_ID, parameters: { resource: 'chatTemplate', operation: 'get', template: rl(BAD) }, credentials: apiKey },
-	{ operation: 'Chat Template → Delete', field: 'Template', values: PATH_ID, parameters: { resource: 'chatTemplate', operation: 'delete', template: rl(BAD) }, credentials: apiKey },
+	{ operation: 'Chat Template → Get', field: 'Template', values: TEMPLATE_NAME, parameters: { resource: 'chatTemplate', operation: 'get', template: rl(BAD) }, credentials: apiKey },
+	{ operation: 'Chat Template → Delete', field: 'Template', values: TEMPLATE_NAME, parameters: { resource: 'chatTemplate', operation: 'delete', template: rl(BAD) }, credentials: apiKey },
 	{
 		operation: 'Chat Template → Create',
 		field: 'Name',
-		values: ['', '   ', OBJECT, 'n'.repeat(513)],
-		parameters: { resource: 'chatTemplate', operation: 'create', templateName: BAD, category: 'UTILITY', language: 'en', componentsSource: 'form', bodyText: 'Hello {{1}}' },
+		values: ['', '   ', OBJECT, 'n'.repeat(513), 'Bad Name', '../x', 'order🎉', 'Order_Update', 'order-update', 'x\uD83D'],
+		parameters: { resource: 'chatTemplate', operation: 'create', templateName: BAD, category: 'UTILITY', language: 'en', componentsSource: 'form', bodyText: 'Hello {{1}}.' },
 		credentials: apiKey,
+	},
+	{
+		operation: 'Chat Template → Create',
+		field: 'Components (JSON)',
+		values: COMPONENTS,
+		parameters: { resource: 'chatTemplate', operation: 'create', templateName: 'order_update', category: 'UTILITY', language: 'en', componentsSource: 'json', componentsJson: BAD },
+		credentials: apiKey,
+		names: 'Template "order_update" breaks',
 	},
 	...['get', 'delete', 'sendNow', 'cancel'].map(
 		(operation): Case => ({ operation: `Campaign → ${operation}`, field: 'Campaign', values: CAMPAIGN_ID, parameters: campaign(operation, { campaignId: rl(BAD) }), credentials: account }),
 	),
-	{ operation: 'Campaign → Create', field: 'Name', values: ['', '   ', OBJECT], parameters: createCampaign({ name: BAD }), credentials: account },
+	{ operation: 'Campaign → Create', field: 'Name', values: ['', '   ', OBJECT, 'n'.repeat(256), HUGE, 'March \uD83D'], parameters: createCampaign({ name: BAD }), credentials: account },
 	{ operation: 'Campaign → Create', field: 'Message', values: ['', '   ', 'm'.repeat(1601), OBJECT], parameters: createCampaign({ message: BAD }), credentials: account },
 	{ operation: 'Campaign → Create', field: 'Scheduled Time', values: FUTURE_TIME, parameters: createCampaign({ options: { scheduledAt: BAD } }), credentials: account },
 ];
@@ -183,13 +252,14 @@ describe('bad input never reaches the service', () => {
 			if (requests.length) leaked.push(`${c.operation} ${c.field} ${describeValue(value)}`);
 			expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([]);
 			expect(error?.message).toMatch(/^Item 0: /);
-			expect(error?.message).toContain(`"${c.field}`);
+			expect(error?.message).toContain(c.names ?? `"${c.field}`);
 		});
 	});
 });
 
 function describeValue(value: unknown): string {
-	if (typeof value !== 'string') return JSON.stringify(value);
+	if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+	if (typeof value !== 'string') return JSON.stringify(value)?.slice(0, 80) ?? String(value);
 	if (value.length > 40) return `${value.length} × "${value[0]}"`;
 	return JSON.stringify(value);
 }

@@ -40,18 +40,18 @@ describe('rules/: the field rules, without n8n or the service', () => {
 
 	it('template structure: every violation names its component and rule', () => {
 		const violations = checkTemplateStructure('MARKETING', [
-			{ type: 'BODY', text: 'Hi {{1}} and {{3}}' },
+			{ type: 'BODY', text: 'Hi {{1}} and {{3}}.' },
 			{ type: 'BUTTONS', buttons: [{ type: 'OTP' }] },
 		]);
 		expect(violations.map((v) => v.rule).sort()).toEqual(['authentication-only-button', 'variable-sequence']);
 		expect(describeViolations(violations)).toContain('BODY: variables must be numbered from {{1}} without gaps (missing {{2}})');
-		expect(checkTemplateStructure('UTILITY', [{ type: 'BODY', text: 'Hi {{1}}' }])).toEqual([]);
+		expect(checkTemplateStructure('UTILITY', [{ type: 'BODY', text: 'Hi {{1}}.' }])).toEqual([]);
 	});
 
 	it('template text: variables a message must supply, and language codes', () => {
 		const components = [
-			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}' },
-			{ type: 'BODY', text: '{{1}} {{2}} {{2}}' },
+			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}.' },
+			{ type: 'BODY', text: 'Hi {{1}} {{2}} {{2}}.' },
 		];
 		expect(templateSlots(components)).toEqual({ headerFormat: 'TEXT', headerVariables: 1, bodyVariables: 2 });
 		expect(variableFieldIds(components)).toEqual({ header: ['header_1'], body: ['body_1', 'body_2'] });

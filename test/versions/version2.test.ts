@@ -77,7 +77,7 @@ describe('node version 2', () => {
 	});
 
 	it('Chat Message: Send Template is the default operation and sends an approved template', async () => {
-		await templateOp(emu.url, 'create', jsonTemplate('order_shipped', [{ type: 'BODY', text: 'Hi {{1}}' }]));
+		await templateOp(emu.url, 'create', jsonTemplate('order_shipped', [{ type: 'BODY', text: 'Hi {{1}}.' }]));
 		await waitUntil(async () => [...emu.state.templates.values()].find((t) => t.status === 'APPROVED'), 'approved');
 		const out = await runV2({
 			resource: 'chatMessage',

@@ -1,6 +1,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { INPUT_LIMITS, SMS_LIMITS } from '../transport/service';
+import { withValue } from './errorText';
 import { checkField, failItem } from './fields';
 import { normalizePhoneNumber, type NumberCheck } from './phone';
 import { textField } from './schemas';
@@ -16,7 +17,7 @@ export function checkSenderId(node: INode, senderId: string, i: number, required
 }
 
 const MESSAGE = textField({ visible: true, max: SMS_LIMITS.maxMessageCharacters });
-const NAME = textField({ visible: true });
+const NAME = textField({ visible: true, max: INPUT_LIMITS.maxCampaignNameCharacters });
 
 export function checkMessage(node: INode, message: unknown, i: number): string {
 	return checkField(node, MESSAGE, message, i, 'Message');
@@ -74,10 +75,7 @@ export function normalizeNumbers(
 ): string[] {
 	return listOf(value).map((entry, position) => {
 		const result = normalizePhoneNumber(entry, options.defaultCountry || undefined, options.numberCheck ?? 'mobile');
-		if (!result.ok) {
-			const shown = typeof entry === 'string' || typeof entry === 'number' ? ` ("${String(entry).slice(0, 30)}")` : '';
-			failItem(node, i, `"${label}" entry ${position + 1}${shown} ${result.rule}`);
-		}
+		if (!result.ok) failItem(node, i, `"${label}" entry ${position + 1} ${withValue(result.rule, entry)}`);
 		return result.e164;
 	});
 }

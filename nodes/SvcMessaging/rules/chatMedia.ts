@@ -1,9 +1,11 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { withValue } from './errorText';
 import { failItem } from './fields';
 import { ARTICLE, CHAT_MEDIA, orList, privateHostRule, type MediaKind } from './mediaTypes';
 import { verifyMediaLink } from './mediaVerify';
 import { privateHostProblem } from './privateAddress';
+import { urlProblem } from './schemas';
 
 export { CHAT_MEDIA, type MediaKind } from './mediaTypes';
 
@@ -14,13 +16,9 @@ export const CHAT_TEXT_LIMITS = { captionMaxCharacters: 1024, filenameMaxCharact
  * A link to a private, loopback or link-local address is refused unless `allowPrivateHosts`.
  */
 export function mediaLinkProblem(link: string, kind: MediaKind, allowPrivateHosts = false): string | undefined {
-	let url: URL;
-	try {
-		url = new URL(link.trim());
-	} catch {
-		return 'must be a full URL starting with https://';
-	}
-	if (url.protocol !== 'https:') return 'must be a public HTTPS URL (starting with https://)';
+	const syntax = urlProblem(link.trim(), true);
+	if (syntax) return syntax === 'must start with https://' ? 'must be a public HTTPS URL (starting with https://)' : syntax;
+	const url = new URL(link.trim());
 	const privateHost = allowPrivateHosts ? undefined : privateHostProblem(url.hostname);
 	if (privateHost) return privateHostRule(privateHost);
 	const file = url.pathname.split('/').pop() ?? '';
@@ -52,7 +50,7 @@ export async function checkMediaLink(
 	const trimmed = link.trim();
 	if (!trimmed) failItem(ctx.getNode(), i, `"${label}" must not be empty`);
 	const problem = mediaLinkProblem(trimmed, kind, allowPrivateHosts);
-	if (problem) failItem(ctx.getNode(), i, `"${label}" ${problem}`);
+	if (problem) failItem(ctx.getNode(), i, `"${label}" ${withValue(problem, trimmed)}`);
 	if (verify) {
 		const key = `${kind} ${allowPrivateHosts} ${trimmed}`;
 		if (!verified.has(key)) verified.set(key, verifyMediaLink(ctx, trimmed, kind, allowPrivateHosts));

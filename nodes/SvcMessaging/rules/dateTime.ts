@@ -1,5 +1,6 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
+import { withValue } from './errorText';
 import { failItem } from './fields';
 
 /** Offset of `timeZone` from UTC at the instant `utcMs`, in ms. */
@@ -27,36 +28,99 @@ const ISO_PARTS = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?
 
 function isCalendarDate(parts: RegExpExecArray): boolean {
 	const [year, month, day, hour, minute, second] = parts.slice(1).map((p) => (p === undefined ? 0 : Number(p)));
-	if (month < 1 || month > 12 || day < 1) return false;
-	const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-	return day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
+	return isDay(year, month, day) && hour <= 23 && minute <= 59 && second <= 59;
 }
 
+function isDay(year: number, month: number, day: number): boolean {
+	if (month < 1 || month > 12 || day < 1) return false;
+	return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const TIME = /\b(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\b/;
+const ZONE = /\s*(?:Z|(?:GMT|UTC)?\s*[+-]\d{2}:?\d{2}|GMT|UTC)$/i;
+
 /**
- * An n8n dateTime value (wall-clock time in the workflow's timezone, or an ISO string with its own
- * offset, or a Luxon DateTime from an expression) as an ISO 8601 UTC instant; undefined if unreadable.
+ * The other formats JavaScript reads (`Feb 30 2031 10:00 +0300`, `31 June 2031 10:00Z`,
+ * `2031/02/30 10:00Z`) roll an impossible day over into the next month. Whether the day and time
+ * they state exist; undefined when no day can be told from the text (it is then refused).
  */
-export function toUtcIso(value: unknown, timeZone: string): string | undefined {
-	if (value === undefined || value === null || value === '') return undefined;
-	if (typeof value === 'object' && typeof (value as { toISO?: unknown }).toISO === 'function') {
+function statesRealDate(text: string): boolean | undefined {
+	let rest = text.replace(ZONE, '');
+	const time = TIME.exec(rest);
+	if (time && (Number(time[1]) > 23 || Number(time[2]) > 59 || Number(time[3] ?? 0) > 59)) return false;
+	rest = rest.replace(TIME, ' ');
+	const monthWords = [...rest.toLowerCase().matchAll(/[a-z]+/g)].map((m) => MONTHS.indexOf(m[0].slice(0, 3))).filter((m) => m >= 0);
+	const numbers = [...rest.matchAll(/\d+/g)].map((m) => m[0]);
+	if (monthWords.length === 1) {
+		const years = numbers.filter((n) => n.length >= 3);
+		const days = numbers.filter((n) => n.length <= 2);
+		if (years.length !== 1 || days.length !== 1) return undefined;
+		return isDay(Number(years[0]), monthWords[0] + 1, Number(days[0]));
+	}
+	if (monthWords.length > 1) return undefined;
+	const ymd = /^\s*(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})\s*$/.exec(rest);
+	if (ymd) return isDay(+ymd[1], +ymd[2], +ymd[3]);
+	// JavaScript reads 02/28/2031 month first.
+	const mdy = /^\s*(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})\s*$/.exec(rest);
+	if (mdy) return isDay(+mdy[3], +mdy[1], +mdy[2]);
+	return undefined;
+}
+
+/** The service, like ISO 8601 without an agreed extension, takes four-digit years. */
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const EARLIEST = Date.parse('0000-01-01T00:00:00Z');
+
+export const DATE_RULES = {
+	unreadable: 'must be a date and time (ISO 8601, e.g. 2031-02-28T10:00:00+03:00)',
+	notACalendarDate: 'must be a date that exists (that day or time is not in the calendar, e.g. 30 February or 25:00)',
+	beyondYear9999: 'must be in a year from 0 to 9999 (four digits)',
+} as const;
+
+/**
+ * An n8n dateTime value (wall-clock time in the workflow's timezone, or a text with its own
+ * offset, or a Luxon DateTime from an expression) as an ISO 8601 UTC instant, or why it is not one.
+ * A day or time that does not exist is refused in every format, not rolled over.
+ */
+export function readDateTime(value: unknown, timeZone: string): { iso: string } | { problem: string } {
+	const ms = instantOf(value, timeZone);
+	if (typeof ms === 'string') return { problem: ms };
+	if (ms > LATEST || ms < EARLIEST) return { problem: DATE_RULES.beyondYear9999 };
+	return { iso: new Date(ms).toISOString() };
+}
+
+function instantOf(value: unknown, timeZone: string): number | string {
+	if (typeof value === 'object' && value !== null && typeof (value as { toISO?: unknown }).toISO === 'function') {
 		value = (value as { toISO: () => string }).toISO();
 	}
-	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
-	if (typeof value !== 'string') return undefined;
+	if (value instanceof Date) return Number.isNaN(value.getTime()) ? DATE_RULES.unreadable : value.getTime();
+	if (typeof value !== 'string') return DATE_RULES.unreadable;
 	const text = value.trim();
-	// A date that does not exist (30 February, month 13, 25:00) is refused, not rolled over.
+	if (/^[+-]?\d{5,}-/.test(text)) return DATE_RULES.beyondYear9999;
 	const parts = ISO_PARTS.exec(text);
-	if (parts && !isCalendarDate(parts)) return undefined;
+	if (parts && !isCalendarDate(parts)) return DATE_RULES.notACalendarDate;
 	if (HAS_ZONE.test(text)) {
 		const ms = Date.parse(text);
-		return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+		if (Number.isNaN(ms)) return DATE_RULES.unreadable;
+		if (!parts) {
+			const real = statesRealDate(text);
+			if (real === undefined) return DATE_RULES.unreadable;
+			if (!real) return DATE_RULES.notACalendarDate;
+		}
+		return ms;
 	}
 	const m = LOCAL.exec(text);
-	if (!m) return undefined;
+	if (!m) return DATE_RULES.unreadable;
 	const wall = Date.UTC(+m[1], +m[2] - 1, +m[3], +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0), +(m[7] ?? 0));
-	let utc = wall - zoneOffsetMs(wall, timeZone);
-	utc = wall - zoneOffsetMs(utc, timeZone);
-	return new Date(utc).toISOString();
+	const utc = wall - zoneOffsetMs(wall, timeZone);
+	return wall - zoneOffsetMs(utc, timeZone);
+}
+
+/** readDateTime's instant, or undefined for an empty or refused value. */
+export function toUtcIso(value: unknown, timeZone: string): string | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	const read = readDateTime(value, timeZone);
+	return 'iso' in read ? read.iso : undefined;
 }
 
 /**
@@ -68,7 +132,7 @@ export function checkPeriod(node: INode, i: number, filters: { startDate?: unkno
 	for (const [key, label] of [['startDate', 'Start Date'], ['endDate', 'End Date']] as const) {
 		if (!filters[key]) continue;
 		const date = toLocalDate(filters[key], timeZone);
-		if (!date) failItem(node, i, `"${label}" must be a date`);
+		if (!date) failItem(node, i, `"${label}" ${withValue('must be a date that exists', filters[key])}`);
 		period[key] = date;
 	}
 	if (period.startDate && period.endDate && String(period.startDate) > String(period.endDate)) {

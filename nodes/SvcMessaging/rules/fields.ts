@@ -3,15 +3,23 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { z } from 'zod';
 
 import { INVALID_INPUT, withErrorCode } from '../transport/errors';
+import { itemPrefix, withValue } from './errorText';
 
 /** What the field rules need of a zod schema: it reads any raw parameter value. */
 export interface Schema<T> {
 	safeParse(value: unknown): z.SafeParseReturnType<unknown, T>;
 }
 
+/** The value at `path` inside `value` (a parameter object), for quoting it. */
+function valueAt(value: unknown, path: Array<string | number>): unknown {
+	let current = value;
+	for (const key of path) current = current && typeof current === 'object' ? (current as Record<string | number, unknown>)[key] : undefined;
+	return current;
+}
+
 /**
- * Parses one item's parameters; a failure names the field (by its label in the form), the item
- * and the rule, and nothing is sent for that item.
+ * Parses one item's parameters; a failure names the field (by its label in the form), the item,
+ * the value and the rule, and nothing is sent for that item.
  */
 export function parseItem<T>(
 	node: INode,
@@ -25,7 +33,7 @@ export function parseItem<T>(
 	const problems = result.error.issues.map((issue) => {
 		const key = issue.path.map(String).join('.');
 		const label = labels[key] ?? labels[String(issue.path[0])] ?? (key || 'value');
-		return `"${label}" ${issue.message}`;
+		return `"${label}" ${withValue(issue.message, valueAt(value, issue.path))}`;
 	});
 	return failItem(node, itemIndex, problems[0], problems.slice(1).join('; ') || undefined);
 }
@@ -34,7 +42,7 @@ export function parseItem<T>(
 export function checkField<T>(node: INode, schema: Schema<T>, value: unknown, itemIndex: number, label: string): T {
 	const result = schema.safeParse(value);
 	if (result.success) return result.data;
-	return failItem(node, itemIndex, `"${label}" ${result.error.issues[0].message}`);
+	return failItem(node, itemIndex, `"${label}" ${withValue(result.error.issues[0].message, value)}`);
 }
 
 /** "Limit" of a list operation: a whole number of 1 or more (a fraction is rounded down). */
@@ -59,7 +67,7 @@ export function checkMessageCap(node: INode, value: unknown): number {
 
 /** Refuses an item's input before anything is sent: `Item N: "Field" rule`, code INVALID_INPUT. */
 export function failItem(node: INode, itemIndex: number, problem: string, more?: string): never {
-	const error = new NodeOperationError(node, `Item ${itemIndex}: ${problem}`, {
+	const error = new NodeOperationError(node, `${itemPrefix(itemIndex)}${problem}`, {
 		itemIndex,
 		description: more ? `Also: ${more}` : undefined,
 	});

@@ -4,6 +4,7 @@ import type { CountryCode, MetadataJson } from 'libphonenumber-js/mobile';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/mobile';
 import mobileMetadata from 'libphonenumber-js/mobile/metadata';
 
+import { withValue } from './errorText';
 import { failItem } from './fields';
 import { kindOf } from './schemas';
 
@@ -101,7 +102,7 @@ export function checkPhone(
 	where = '',
 ): string {
 	const result = normalizePhoneNumber(input, (options.defaultCountry as string) || undefined, (options.numberCheck as NumberCheck) ?? fallbackCheck);
-	if (!result.ok) failItem(node, i, `${where}"Phone Number" ${result.rule}`);
+	if (!result.ok) failItem(node, i, `${where}"Phone Number" ${withValue(result.rule, input)}`);
 	return result.e164;
 }
 

@@ -2,9 +2,11 @@ import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { INPUT_LIMITS, SMS_LIMITS } from '../transport/service';
-import { toUtcIso } from './dateTime';
+import { readDateTime } from './dateTime';
+import { withValue } from './errorText';
 import { failItem } from './fields';
-import { characters, hasVisibleCharacter, textField } from './schemas';
+import { privateHostProblem } from './privateAddress';
+import { characters, hasVisibleCharacter, loneSurrogateAt, textField, urlField, variableValue } from './schemas';
 import { PLACEHOLDER } from './segments';
 
 /**
@@ -15,12 +17,43 @@ export const senderIdSchema = z
 	.string()
 	.regex(/^[A-Z0-9]{1,11}$/, 'must be 1–11 capital letters A–Z or digits 0–9, without spaces or symbols');
 
-export const smsSchema = z.object({
-	message: textField({ max: SMS_LIMITS.maxMessageCharacters, visible: true }),
-	senderId: senderIdSchema.optional(),
-	reference: textField({ max: INPUT_LIMITS.maxReferenceCharacters }).optional(),
-	webhookUrl: z.string().url('must be a full URL').regex(/^https?:\/\//, 'must start with http:// or https://').optional(),
-});
+/**
+ * Why the service could never post delivery reports to a URL's host, or undefined: loopback
+ * (n8n's own local test URL is the usual case), private, link-local and metadata hosts.
+ */
+export function reportHostProblem(url: string): string | undefined {
+	let host: string;
+	try {
+		host = new URL(url).hostname;
+	} catch {
+		return undefined;
+	}
+	const problem = privateHostProblem(host);
+	return problem
+		? `must be an address the service can reach from the internet: ${problem}, so the delivery reports would be lost. ` +
+				"Set n8n's WEBHOOK_URL to n8n's public address and copy the trigger's Production URL again, " +
+				'or turn on "Allow Private Delivery Report Hosts" if the service reaches this network'
+		: undefined;
+}
+
+const reportUrl = (allowPrivateHosts: boolean) =>
+	urlField.superRefine((url, ctx) => {
+		const problem = allowPrivateHosts ? undefined : reportHostProblem(url);
+		if (problem) ctx.addIssue({ code: 'custom', message: problem });
+	});
+
+const smsSchemaOf = (allowPrivateReportHosts: boolean) =>
+	z.object({
+		message: textField({ max: SMS_LIMITS.maxMessageCharacters, visible: true }),
+		senderId: senderIdSchema.optional(),
+		reference: textField({ max: INPUT_LIMITS.maxReferenceCharacters }).optional(),
+		webhookUrl: reportUrl(allowPrivateReportHosts).optional(),
+	});
+
+/** The fields of one SMS; a Delivery Report URL must have a public host. */
+export const smsSchema = smsSchemaOf(false);
+/** The same, with "Allow Private Delivery Report Hosts". */
+export const smsSchemaAllowingPrivateReportHosts = smsSchemaOf(true);
 
 export const SMS_LABELS = {
 	phoneNumber: 'Phone Number',
@@ -33,21 +66,43 @@ export const SMS_LABELS = {
 
 export function futureTime(ctx: IExecuteFunctions, value: unknown, i: number): string | undefined {
 	if (value === undefined || value === '' || value === null) return undefined;
-	const iso = toUtcIso(value, ctx.getTimezone());
-	if (!iso) failItem(ctx.getNode(), i, `"${SMS_LABELS.scheduledAt}" must be a date and time (ISO 8601)`);
+	const read = readDateTime(value, ctx.getTimezone());
+	if ('problem' in read) failItem(ctx.getNode(), i, `"${SMS_LABELS.scheduledAt}" ${withValue(read.problem, value)}`);
+	const { iso } = read;
 	if (Date.parse(iso) <= Date.now()) {
 		failItem(ctx.getNode(), i, `"${SMS_LABELS.scheduledAt}" must be in the future (got ${iso})`);
 	}
 	return iso;
 }
 
-
-/** Send Bulk: every placeholder of the message needs a value for this recipient. */
-export function checkPlaceholderValues(node: INode, i: number, where: string, placeholders: string[], variables: Record<string, unknown> | undefined): void {
+/**
+ * Send Bulk: every placeholder of the message needs a value for this recipient, and a value is
+ * text or a finite number (NaN, Infinity, true, null or an object would be sent as "NaN", "true",
+ * …). Returns the placeholders' values as the text that is sent.
+ */
+export function checkPlaceholderValues(
+	node: INode,
+	i: number,
+	where: string,
+	placeholders: string[],
+	variables: Record<string, unknown> | undefined,
+): Record<string, string> {
 	const missing = placeholders.filter((name) => variables?.[name] === undefined);
 	if (missing.length) {
 		failItem(node, i, `${where}no value for the placeholder(s) ${missing.map((m) => `{{${m}}}`).join(', ')} of "Message"`);
 	}
+	const values: Record<string, string> = {};
+	for (const name of placeholders) {
+		const value = variables![name];
+		if (typeof value === 'string' && loneSurrogateAt(value) === undefined) {
+			values[name] = value;
+			continue;
+		}
+		const result = variableValue.safeParse(value);
+		if (!result.success) failItem(node, i, `${where}the value of placeholder {{${name}}} ${withValue(result.error.issues[0].message, value)}`);
+		values[name] = result.data;
+	}
+	return values;
 }
 
 /** Checks one recipient's values against the rules of an SMS for the text they make (filledMessageCheck). */

@@ -1,7 +1,8 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
+import { INPUT_LIMITS } from '../transport/service';
 import { checkField, failItem } from './fields';
-import { pathId, variableValue } from './schemas';
+import { pathIdOf, variableValue } from './schemas';
 import { normalizeLanguageCode } from './templateText';
 
 /** The rules a chat message from a template meets: its name, its values and the template itself. */
@@ -11,10 +12,23 @@ export function variableLabel(id: string): string {
 	return `${part === 'header' ? 'Header' : 'Body'} {{${n}}}`;
 }
 
+const MAX_NAME = INPUT_LIMITS.maxTemplateNameCharacters;
+
+/** A template name as Get, Delete and messages address it: safe as a path segment, of a template's length. */
+const existingName = pathIdOf(MAX_NAME);
+
+/**
+ * The chat platform's naming rule, applied at Create: every name it lets through is also an
+ * existingName, so a template created here can always be fetched, sent and deleted.
+ */
+export const newTemplateName = pathIdOf(MAX_NAME).refine((t) => /^[a-z0-9_]+$/.test(t), {
+	message: `must be lowercase letters a–z, digits 0–9 and underscores only (the chat platform's naming rule, e.g. order_update_2), at most ${MAX_NAME} characters`,
+});
+
 /** A template name from a picker or typed: not empty, and safe as a path segment. */
 export function checkTemplateName(node: INode, i: number, raw: unknown, emptyProblem: string): string {
 	if (raw === undefined || raw === null || String(raw).trim() === '') failItem(node, i, emptyProblem);
-	return checkField(node, pathId, raw, i, 'Template');
+	return checkField(node, existingName, raw, i, 'Template');
 }
 
 /** The values mapped in the resource mapper are text (numbers read as their digits). */

@@ -6,6 +6,7 @@ import type { INode } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
 import { failItem } from './fields';
+import { checkButtonFields, checkComponent } from './templateComponents';
 import { characters } from './schemas';
 import {
 	BUTTON_TYPES,
@@ -72,6 +73,7 @@ export function checkTemplateStructure(category: string, components: unknown): T
 			});
 			return;
 		}
+		checkComponent(type, component, violations);
 		byType.set(type, [...(byType.get(type) ?? []), component]);
 	});
 	for (const [type, list] of byType) {
@@ -165,6 +167,7 @@ function checkButtons(category: string, buttons: unknown, violations: TemplateVi
 		const button = (raw && typeof raw === 'object' ? raw : {}) as TemplateButton;
 		const type = upper(button.type);
 		const label = `button ${index + 1}`;
+		if (raw && typeof raw === 'object') checkButtonFields(label, raw as TemplateButton, violations);
 		if (!(BUTTON_TYPES as readonly string[]).includes(type)) {
 			violations.push({
 				component: where,

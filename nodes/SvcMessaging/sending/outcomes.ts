@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { sendSummary, sharedErrorMessage } from '../rules/errorText';
 import { errorCodeOf, INVALID_INPUT, SEVERAL_ERRORS, withErrorCode, wrapError } from '../transport/errors';
 
 export interface ItemFailure {
@@ -22,23 +23,17 @@ export function finishSend(
 	if (failures.length === 0 || ctx.continueOnFail()) return output;
 	const first = failures[0].error;
 	// One failure, or one call's failure shared by all its recipients: the service's own error says it best.
-	if (acceptedCount === 0 && failures.every((f) => f.error === first)) throw first;
-	const items = [...new Set(failures.map((f) => f.itemIndex))];
-	const shown = items.slice(0, 20).join(', ') + (items.length > 20 ? ', …' : '');
-	const reasons = failures
-		.slice(0, 5)
-		.map((f) => `item ${f.itemIndex}: ${f.error.message}`)
-		.join('\n');
-	const summary = new NodeOperationError(
-		ctx.getNode(),
-		`${failures.length} ${noun}(s) were not accepted (items ${shown}); ${acceptedCount} were accepted`,
-		{
-			itemIndex: failures[0].itemIndex,
-			description:
-				`${reasons}\n\nAccepted ${noun}s are not sent again if this node is retried. ` +
-				'Turn on "Continue On Fail" (or route errors to the error output) to get one output item per recipient instead.',
-		},
+	if (acceptedCount === 0 && failures.every((f) => f.error === first)) {
+		const items = [...new Set(failures.map((f) => f.itemIndex))];
+		first.message = sharedErrorMessage(first.message, failures[0].itemIndex, items);
+		throw first;
+	}
+	const text = sendSummary(
+		failures.map((f) => ({ itemIndex: f.itemIndex, message: f.error.message })),
+		acceptedCount,
+		noun,
 	);
+	const summary = new NodeOperationError(ctx.getNode(), text.message, { description: text.description });
 	// The summary's code is its items' code when they share one (e.g. INSUFFICIENT_CREDITS), so a
 	// caller deciding on it (an AI agent) sees what happened rather than a generic failure.
 	const codes = new Set(failures.map((f) => errorCodeOf(f.error) ?? INVALID_INPUT));

@@ -17,8 +17,11 @@ const HINTS: Record<string, string> = {
 	INVALID_SENDER_ID:
 		'Use a sender ID approved for the destination country: 1–11 letters A–Z and digits 0–9. "Sender ID → Get Many" lists the approved ones; numeric sender IDs are allowed in Kenya only, custom ones in Ghana only when pre-approved.',
 	EMPTY_RECIPIENTS: 'The bulk send had no recipients.',
-	CHAT_OPT_IN_REQUIRED:
-		'The recipient has not opted in to chat messages from your business. Collect an opt-in first; business-initiated conversations must use an approved template.',
+	CHAT_OPT_IN_REQUIRED: [
+		'The recipient has not opted in to chat messages from your business.',
+		'How they opt in: they agree to receive your chat messages (a checkbox on your website or sign-up form, a reply to an SMS asking them), or they message your chat number first.',
+		'After the opt-in, start the conversation with an approved template (Type: Template).',
+	].join('\n'),
 	CHAT_NUMBER_NOT_REGISTERED:
 		"The account's chat sender number is not registered with the chat platform. Finish the registration in the dashboard.",
 	INVALID_MEDIA_URL:

@@ -41,10 +41,15 @@ export const PLANS: Record<Exclude<PlanName, 'enterprise'>, PlanLimits> = {
 
 /**
  * Not shown in the spec: the longest identifier the nodes put into a request path (message and
- * batch IDs, template names), and the longest chat text (the chat platform's own limit).
+ * batch IDs), the longest chat text (the chat platform's own limit), the longest URL (what browsers
+ * and most servers accept), a campaign name (a usual database text column) and a template name (the
+ * chat platform's documented maximum; its names are lowercase letters, digits and underscores).
  */
 export const INPUT_LIMITS = {
 	maxPathIdCharacters: 128,
+	maxUrlCharacters: 2048,
+	maxCampaignNameCharacters: 255,
+	maxTemplateNameCharacters: 512,
 	maxCampaignIdDigits: 15,
 	maxChatTextCharacters: 4096,
 	maxReferenceCharacters: 100,

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkHasRecipients, checkMessage, checkName, checkSenderId, contactGroupIdsOf, normalizeNumbers } from '../../rules/campaignFields';
+import { perItemLines, withValue } from '../../rules/errorText';
 import { normalizePhoneNumber } from '../../rules/phone';
 import { analyzeMessage } from '../../rules/segments';
 import { futureTime } from '../../rules/smsFields';
@@ -54,18 +55,19 @@ export function numbersOfAllItems(ctx: IExecuteFunctions, items: INodeExecutionD
 	const options = readNumberOptions(ctx, 0);
 	const phone = perItemParameter<unknown>(ctx, 'phoneNumber', '');
 	const numbers: string[] = [];
-	const invalid: Array<{ item: number; rule: string }> = [];
+	const invalid: Array<{ item: number; problem: string }> = [];
 	for (let i = 0; i < items.length; i++) {
-		const result = normalizePhoneNumber(phone(i), options.defaultCountry, options.numberCheck);
+		const raw = phone(i);
+		const result = normalizePhoneNumber(raw, options.defaultCountry, options.numberCheck);
 		if (result.ok) numbers.push(result.e164);
-		else invalid.push({ item: i, rule: result.rule });
+		else invalid.push({ item: i, problem: `"Phone Number" ${withValue(result.rule, raw)}` });
 	}
 	if (invalid.length) {
-		const listed = invalid.slice(0, 20).map((p) => p.item).join(', ') + (invalid.length > 20 ? ', …' : '');
-		const error = new NodeOperationError(ctx.getNode(), `Item ${invalid[0].item}: "Phone Number" ${invalid[0].rule}`, {
+		const lines = perItemLines(invalid.map((p) => ({ itemIndex: p.item, message: p.problem })));
+		const error = new NodeOperationError(ctx.getNode(), `Item ${invalid[0].item}: ${invalid[0].problem}`, {
 			itemIndex: invalid[0].item,
 			description:
-				`${invalid.length} of ${items.length} input item(s) have an invalid "Phone Number" (items ${listed}). ` +
+				`${invalid.length} of ${items.length} input item(s) have an invalid "Phone Number":\n${lines.join('\n')}\n\n` +
 				'The campaign was not created: fix or filter out these items first.',
 		});
 		throw withErrorCode(error, INVALID_INPUT);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 
 import { createTemplate } from '../../api/chat';
 import { parseItem } from '../../rules/fields';
+import { newTemplateName } from '../../rules/templateMessage';
 import { checkTemplate } from '../../rules/templateRules';
 import { checkLanguageCode, TEMPLATE_CATEGORIES, TEMPLATE_LIMITS } from '../../rules/templateText';
 import { postEach, type PreparedOrFailed, type PreparedPost } from '../../sending/postEach';
@@ -18,7 +19,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. order_update',
-		description: 'Unique name of the template in this account; messages address the template by it',
+		description: 'Unique name of the template in this account (lowercase letters, digits and underscores); messages address the template by it',
 	},
 	{
 		displayName: 'Category',
@@ -163,7 +164,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['chatTemplate'], operation: ['create'] } }, properties);
 
 const headSchema = z.object({
-	name: z.string({ invalid_type_error: 'must be text' }).trim().min(1, 'must not be empty').max(512, 'must be at most 512 characters'),
+	name: newTemplateName,
 	category: z.enum(TEMPLATE_CATEGORIES, {
 		errorMap: () => ({ message: `must be one of ${TEMPLATE_CATEGORIES.join(', ')}` }),
 	}),

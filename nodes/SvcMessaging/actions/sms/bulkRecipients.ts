@@ -99,7 +99,9 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 	let last: { text: unknown; sender: unknown; opts: unknown; group: Group } | undefined;
 	const newGroup = (body: IDataObject, key: string): Group => {
 		const placeholders = placeholdersOf(body.message as string);
-		const fromItem = variablesSource === 'allFields' && placeholders.length ? (n: number) => fieldVariables(items[n].json, placeholders) : undefined;
+		// Values read again from an item were checked when it was prepared.
+		const fromItem =
+			variablesSource === 'allFields' && placeholders.length ? (n: number) => checkPlaceholderValues(node, n, '', placeholders, fieldVariables(items[n].json, placeholders)) : undefined;
 		const checkFilled = filledMessageCheck(body.message as string);
 		return { body, id: createHash('sha256').update(key).digest('base64').slice(0, 12), placeholders, checkFilled, fromItem };
 	};
@@ -145,7 +147,7 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 
 interface Entry {
 	phoneNumber: unknown;
-	variables: Record<string, string> | undefined;
+	variables: Record<string, unknown> | undefined;
 }
 
 /**
@@ -156,10 +158,8 @@ function checkEntry(ctx: IExecuteFunctions, node: INode, i: number, group: Group
 	const { placeholders } = group;
 	try {
 		const phoneNumber = checkPhone(node, i, entry.phoneNumber, opts, 'mobile', where);
-		checkPlaceholderValues(node, i, where, placeholders, entry.variables);
 		// Only the message's placeholders go to the service (and into the retry ledger's key).
-		// (fieldVariables already read only those.)
-		const variables = placeholders.length && entry.variables ? (group.fromItem ? entry.variables : usedVariables(entry.variables, placeholders)) : undefined;
+		const variables = placeholders.length ? checkPlaceholderValues(node, i, where, placeholders, entry.variables) : undefined;
 		if (variables) group.checkFilled(node, i, where, variables);
 		// From the item's fields: read again when needed (group.fromItem), not kept.
 		const kept = group.fromItem ? undefined : variables;
@@ -173,19 +173,13 @@ function checkEntry(ctx: IExecuteFunctions, node: INode, i: number, group: Group
 
 const hasOwn = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);
 
-/** "All Fields of the Item", reading only the fields the message's placeholders name. */
-function fieldVariables(json: IDataObject, placeholders: string[]): Record<string, string> {
-	const variables: Record<string, string> = {};
+/** "All Fields of the Item", reading only the fields the message's placeholders name (checked by checkPlaceholderValues). */
+function fieldVariables(json: IDataObject, placeholders: string[]): Record<string, unknown> {
+	const variables: Record<string, unknown> = {};
 	for (const name of placeholders) {
 		const value = hasOwn(json, name) ? json[name] : undefined;
-		if (value !== undefined && value !== null && typeof value !== 'object') variables[name] = String(value);
+		if (value !== undefined) variables[name] = value;
 	}
-	return variables;
-}
-
-function usedVariables(all: Record<string, string>, placeholders: string[]): Record<string, string> {
-	const variables: Record<string, string> = {};
-	for (const name of placeholders) if (hasOwn(all, name)) variables[name] = all[name];
 	return variables;
 }
 
@@ -193,13 +187,13 @@ function variablesFor(
 	mode: string,
 	json: IDataObject,
 	defined: { variable?: Array<{ name: string; value: unknown }> },
-): Record<string, string> | undefined {
+): Record<string, unknown> | undefined {
 	if (mode === 'none') return undefined;
 	const pairs: Array<[string, unknown]> =
 		mode === 'define' ? (defined.variable ?? []).map((v) => [v.name, v.value]) : Object.entries(json);
-	const variables: Record<string, string> = {};
+	const variables: Record<string, unknown> = {};
 	for (const [name, value] of pairs) {
-		if (name && value !== undefined && value !== null && typeof value !== 'object') variables[name] = String(value);
+		if (name && value !== undefined) variables[name] = value;
 	}
 	return variables;
 }

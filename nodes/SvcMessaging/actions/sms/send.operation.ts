@@ -6,7 +6,7 @@ import { parseItem } from '../../rules/fields';
 import { checkPhone } from '../../rules/phone';
 import { replaceLookalikes, type Gsm7Replacement } from '../../rules/gsm7';
 import { analyzeMessage, unicodeCostNote, type MessageStats } from '../../rules/segments';
-import { futureTime, SMS_LABELS, smsSchema } from '../../rules/smsFields';
+import { futureTime, SMS_LABELS, smsSchema, smsSchemaAllowingPrivateReportHosts } from '../../rules/smsFields';
 import type { ItemFailure } from '../../sending/outcomes';
 import { postEach, type PreparedOrFailed } from '../../sending/postEach';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
@@ -56,6 +56,14 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
+			{
+				displayName: 'Allow Private Delivery Report Hosts',
+				name: 'allowPrivateReportHosts',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to allow a Delivery Report URL on a private, loopback or link-local host (e.g. localhost, 127.0.0.1, 10.0.0.5, 169.254.169.254). Off, such a URL is refused before sending: the service posts reports from the internet and could never reach it.',
+			},
 			defaultCountryOption,
 			{
 				displayName: 'Delivery Report URL',
@@ -112,7 +120,7 @@ function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 			const swapped = options.replaceLookalikes === true && typeof message === 'string' ? replaceLookalikes(message) : undefined;
 			const parsed = parseItem(
 				node,
-				smsSchema,
+				options.allowPrivateReportHosts === true ? smsSchemaAllowingPrivateReportHosts : smsSchema,
 				{
 					message: swapped ? swapped.text : message,
 					senderId: sender || undefined,
