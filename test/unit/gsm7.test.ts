@@ -2,7 +2,7 @@
  * rules/gsm7.ts: the GSM-7 alphabet of 3GPP TS 23.038 (default alphabet + extension table), the
  * look-alikes replaced by their GSM-7 equivalents, and why a text is Unicode.
  */
-import { describeCharacter, gsm7Septets, replaceLookalikes, unicodeCause } from '../../nodes/SvcMessaging/rules/gsm7';
+import { describeCharacter, gsm7Length, gsm7Septets, replaceLookalikes, unicodeCause } from '../../nodes/SvcMessaging/rules/gsm7';
 import { analyzeMessage, unicodeCostNote } from '../../nodes/SvcMessaging/rules/segments';
 
 // TS 23.038 §6.2.1: the 128 positions of the default alphabet (0x1B, the escape, shown as a space here
@@ -20,6 +20,19 @@ describe('GSM-7 alphabet (3GPP TS 23.038)', () => {
 	it('the extension table characters are two septets; common non-GSM characters are none', () => {
 		for (const c of EXTENSION) expect([c, gsm7Septets(c)]).toEqual([c, 2]);
 		for (const c of ['`', 'ç', 'ë', '’', '–', '…', '\u00A0', '😀', 'д']) expect([c, gsm7Septets(c)]).toEqual([c, 0]);
+	});
+
+	it('the whole-text count (a regular expression) agrees with the alphabet for every BMP character', () => {
+		const disagree: string[] = [];
+		for (let code = 0; code <= 0xffff; code++) {
+			const c = String.fromCharCode(code);
+			const septets = gsm7Septets(c);
+			if (gsm7Length(`a${c}b`) !== (septets ? 2 + septets : undefined)) disagree.push(describeCharacter(c));
+		}
+		expect(disagree).toEqual([]);
+		expect(gsm7Length('')).toBe(0);
+		expect(gsm7Length('[x]^€')).toBe(9);
+		expect(gsm7Length('x😀')).toBeUndefined();
 	});
 
 	it('segments: 160 septets per segment, extension characters counting two', () => {

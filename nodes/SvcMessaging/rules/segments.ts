@@ -1,5 +1,5 @@
 import { SMS_LIMITS } from '../transport/service';
-import { describeCharacter, gsm7Septets, unicodeCause } from './gsm7';
+import { describeCharacter, gsm7Length, unicodeCause } from './gsm7';
 
 export interface MessageStats {
 	encoding: 'GSM-7' | 'Unicode';
@@ -11,20 +11,15 @@ export interface MessageStats {
 
 /** Segment and credit estimate as the spec states it: 160 per segment, 70 with Unicode, 1 credit each. */
 export function analyzeMessage(text: string): MessageStats {
-	let septets = 0;
-	let characters = 0;
-	let gsm = true;
-	for (const char of text) {
-		characters++;
-		if (!gsm) continue;
-		const size = gsm7Septets(char);
-		if (size) septets += size;
-		else gsm = false;
+	const septets = gsm7Length(text);
+	if (septets !== undefined) {
+		const segments = Math.max(1, Math.ceil(septets / SMS_LIMITS.gsmSegmentSize));
+		return { encoding: 'GSM-7', characters: text.length, segments, credits: segments };
 	}
-	const segments = gsm
-		? Math.max(1, Math.ceil(septets / SMS_LIMITS.gsmSegmentSize))
-		: Math.max(1, Math.ceil(text.length / SMS_LIMITS.unicodeSegmentSize));
-	return { encoding: gsm ? 'GSM-7' : 'Unicode', characters, segments, credits: segments };
+	let characters = 0;
+	for (const _char of text) characters++;
+	const segments = Math.max(1, Math.ceil(text.length / SMS_LIMITS.unicodeSegmentSize));
+	return { encoding: 'Unicode', characters, segments, credits: segments };
 }
 
 /** A `{{name}}` placeholder (global: use with replace or matchAll). */

@@ -7,7 +7,7 @@ import type { Settle, UnitOutcome } from '../../sending/round';
 import { requestWindow } from '../../transport/requestWindow';
 import { BULK_RECIPIENTS_IN_FLIGHT, type PlanLimits } from '../../transport/service';
 import type { MessageStats } from '../../rules/segments';
-import { statsOf, variablesOf, type Group, type Recipient } from './bulkRecipients';
+import { statsWith, variablesOf, type Group, type Recipient } from './bulkRecipients';
 
 /**
  * Send Bulk's calls: one POST per chunk of a group's recipients, each recipient's outcome read
@@ -58,12 +58,14 @@ export function bulkCallWindow(limits: PlanLimits): number {
  */
 export async function sendChunk(ctx: IExecuteFunctions, { group, members, start, end }: Chunk, settle: Settle<Recipient>): Promise<void> {
 	const chunk = members.slice(start, end);
-	// Before the post: the recipients' values are released once it is made.
-	const stats = chunk.map(statsOf);
+	// What each recipient's text costs, read with the values the body is built from (they are
+	// released once the post is made).
+	const stats: MessageStats[] = [];
 	const body: IDataObject = {
 		...group.body,
 		recipients: chunk.map((r) => {
 			const variables = variablesOf(r);
+			stats.push(statsWith(group, variables));
 			return variables ? { phoneNumber: r.phoneNumber, variables } : { phoneNumber: r.phoneNumber };
 		}),
 	};

@@ -46,13 +46,16 @@ export function variablesOf(r: Recipient): Record<string, string> | undefined {
 	return r.variables ?? r.group.fromItem?.(r.itemIndex);
 }
 
+/** Encoding, segments and credits of the group's message with these placeholder values. */
+export function statsWith(group: Group, variables: Record<string, string> | undefined): MessageStats {
+	const text = group.body.message as string;
+	if (variables && group.placeholders.length) return analyzeMessage(fillPlaceholders(text, variables));
+	return (group.stats ??= analyzeMessage(text));
+}
+
 /** Encoding, segments and credits of the text this recipient receives (placeholders filled). */
 export function statsOf(r: Recipient): MessageStats {
-	const { group } = r;
-	const text = group.body.message as string;
-	const variables = group.placeholders.length ? variablesOf(r) : undefined;
-	if (variables) return analyzeMessage(fillPlaceholders(text, variables));
-	return (group.stats ??= analyzeMessage(text));
+	return statsWith(r.group, r.group.placeholders.length ? variablesOf(r) : undefined);
 }
 
 export interface Slot {
