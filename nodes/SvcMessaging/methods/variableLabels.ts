@@ -1,11 +1,12 @@
 /**
  * The template variable mapper's labels: "Body {{2}}" alone does not say what the value is for,
- * so each label carries the template's text around the variable's first use, e.g.
- * `Body {{2}}: "…code is {{1}}. It expires in {{2}} minutes."`.
+ * so each label is the template's text around the variable's first use, then the part:
+ * `…It expires in {{2}} minutes. (Body)`. The text comes first because n8n 2 cuts a mapper label
+ * after about 24 characters (n8n 1 shows it whole): what is left is the words before the variable.
  */
 
 /** Characters of the template's text shown on each side of the variable (whole words kept). */
-const CONTEXT_CHARACTERS = 28;
+const CONTEXT_CHARACTERS = 20;
 
 /** `from` to `to` of a code point list; a cut word is left out and the cut marked with "…". */
 function around(chars: string[], from: number, to: number, side: 'before' | 'after'): string {
@@ -26,5 +27,6 @@ export function variableLabel(part: 'Header' | 'Body', n: number, templateText: 
 	const after = [...flat.slice(match.index + match[0].length)];
 	const left = around(before, before.length - CONTEXT_CHARACTERS, before.length, 'before');
 	const right = around(after, 0, CONTEXT_CHARACTERS, 'after');
-	return `${name}: "${left}{{${n}}}${right}"`;
+	if (!left && !right) return name;
+	return `${left}{{${n}}}${right} (${part})`;
 }
