@@ -1,6 +1,6 @@
 /**
- * End-to-end tests in a real n8n process (installed by scripts/install-n8n.sh; N8N_E2E_TARGET=2
- * selects n8n 2.x). One emulator and one n8n serve every test file (test/e2e/globalSetup.ts); the
+ * End-to-end tests in a real n8n process (installed by scripts/install-n8n.sh; N8N_E2E_TARGET=1
+ * selects n8n 1.123.81, default n8n 2.41.1). One emulator and one n8n serve every test file (test/e2e/globalSetup.ts); the
  * files run one after the other because they share both.
  */
 module.exports = {

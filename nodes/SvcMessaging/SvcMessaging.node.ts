@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeType, INodeTypeDescription, IWebhookFunctions } from 'n8n-workflow';
 
 import { versionDescription } from './actions/SvcMessagingV1.node';
+import { actionBuilderHint } from './builderHints';
 import { router } from './actions/router';
 import { handleWaitingReport } from './actions/sms/deliveryReportWebhook';
 import { isToolCall, runAsTool } from './aiTool/toolMode';
@@ -16,6 +17,7 @@ export class SvcMessaging implements INodeType {
 		icon: { light: 'file:svcMessaging.svg', dark: 'file:svcMessaging.dark.svg' },
 		subtitle: versionDescription.subtitle,
 		usableAsTool: true,
+		...actionBuilderHint,
 	};
 
 	methods = { listSearch: { ...listSearch, ...chatTemplateListSearch }, resourceMapping };

@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { triggerBuilderHint } from './builderHints';
 import { DOCUMENTATION_URL } from './transport/service';
 import { triggerProperties } from './trigger/properties';
 import { deliveryReportWebhookMethods } from './trigger/registration';
@@ -19,7 +20,8 @@ export class SvcMessagingTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
-		description: 'Starts the workflow when the SVC messaging service reports an SMS delivery status',
+		// n8n's node panel shows this node and SVC Messaging as one app with this text: it describes both.
+		description: 'Send SMS and chat messages with the SVC messaging service, and start workflows on their delivery reports',
 		documentationUrl: DOCUMENTATION_URL,
 		defaults: {
 			name: 'SVC Messaging Trigger',
@@ -46,6 +48,7 @@ export class SvcMessagingTrigger implements INodeType {
 			},
 		],
 		properties: triggerProperties,
+		...triggerBuilderHint,
 	};
 
 	webhookMethods = deliveryReportWebhookMethods;

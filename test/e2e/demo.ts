@@ -224,11 +224,11 @@ async function otpWithFallback(stack: Stack) {
 
 async function main() {
 	const started = Date.now();
-	const info = targetInfo('1');
+	const info = targetInfo();
 	say(bold('SVC Messaging for n8n — demo'));
 	ensureInstalled(info, (line) => say(line));
 	say(`Starting the local emulator and n8n ${info.version} with the package loaded (about 20-30 s)...`);
-	const stack = await startStack({ target: '1', timeScale: TIME_SCALE });
+	const stack = await startStack({ target: info.target, timeScale: TIME_SCALE });
 	say(dim(`n8n ${stack.n8n.url}  ·  emulator ${stack.emulator.url}  ·  ready in ${((Date.now() - started) / 1000).toFixed(0)} s`));
 	let stats: Record<string, unknown> = {};
 	try {

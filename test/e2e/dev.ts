@@ -69,13 +69,13 @@ async function main() {
 		}
 	}
 
-	const info = targetInfo('1');
+	const info = targetInfo();
 	ensureInstalled(info);
 	const examples = workflowsIn(join(ROOT, 'examples'));
 	const perOperation = workflowsIn(join(ROOT, 'test', 'e2e', 'workflows'));
 	console.log(`Starting the emulator (port ${emulatorPort}) and n8n ${info.version} (port ${port})...`);
 	const stack = await startStack({
-		target: '1',
+		target: info.target,
 		n8nPort: port,
 		emulatorPort,
 		timeScale,

@@ -54,7 +54,17 @@ export interface TargetInfo {
 	extraEnv: Record<string, string>;
 }
 
-export function targetInfo(target: Target = (process.env.N8N_E2E_TARGET as Target) || '1'): TargetInfo {
+/** The n8n that demo, dev and every real-n8n suite run unless N8N_E2E_TARGET=1 (the n8n 1 compatibility row). */
+export const DEFAULT_TARGET: Target = '2';
+
+/** N8N_E2E_TARGET (`1` or `2`), or DEFAULT_TARGET when unset. */
+export function selectedTarget(): Target {
+	const value = process.env.N8N_E2E_TARGET || DEFAULT_TARGET;
+	if (value !== '1' && value !== '2') throw new Error(`N8N_E2E_TARGET must be "1" (n8n 1.123.81) or "2" (n8n 2.41.1), not "${value}"`);
+	return value;
+}
+
+export function targetInfo(target: Target = selectedTarget()): TargetInfo {
 	if (target === '2') {
 		const dir = join(ROOT, '.n8n-e2e', 'n8n-2.41.1');
 		return {

@@ -1,6 +1,6 @@
 /**
- * The editor as a user sees it, in headless Chromium against a real n8n (1.123.81; 2.41.1 with
- * N8N_E2E_TARGET=2): every resource × operation added from the nodes panel shows the fields a user
+ * The editor as a user sees it, in headless Chromium against a real n8n (2.41.1; 1.123.81 with
+ * N8N_E2E_TARGET=1): every resource × operation added from the nodes panel shows the fields a user
  * needs; the pickers list the emulator's entries; the template variable mapper shows the chosen
  * template's variables; both credentials' Test works and fails clearly; the trigger shows its URL
  * and notice; the browser console has no errors from our nodes. One screenshot per form goes to

@@ -8,7 +8,7 @@ import { join } from 'path';
 
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 
-import { E2E_OWNER, ROOT, startStack, type Stack, type Target, type WorkflowJson } from '../e2e/harness';
+import { DEFAULT_TARGET, E2E_OWNER, ROOT, selectedTarget, startStack, type Stack, type Target, type WorkflowJson } from '../e2e/harness';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOTS = join(ROOT, '.editor-screenshots');
@@ -35,7 +35,7 @@ export interface EditorSession {
 	close(): Promise<void>;
 }
 
-export async function openEditor(target: Target = (process.env.N8N_E2E_TARGET as Target) || '1'): Promise<EditorSession> {
+export async function openEditor(target: Target = selectedTarget()): Promise<EditorSession> {
 	mkdirSync(join(SCREENSHOTS, `n8n${target}`), { recursive: true });
 	const stack = await startStack({ target, timeScale: 0.1 });
 	let browser: Browser | undefined;
@@ -121,10 +121,10 @@ export async function screenshot(session: EditorSession, name: string): Promise<
 	await session.page.screenshot({ path: join(SCREENSHOTS, `n8n${session.target}`, `${name}.png`) });
 }
 
-/** Saves a screenshot; with n8n 1 (the README's pictures) also in docs/images/, which is committed. */
+/** Saves a screenshot; with the default n8n (the README's pictures) also in docs/images/, which is committed. */
 export async function docsPicture(session: EditorSession, name: string): Promise<void> {
 	await screenshot(session, name);
-	if (session.target !== '1') return;
+	if (session.target !== DEFAULT_TARGET) return;
 	const images = join(ROOT, 'docs', 'images');
 	mkdirSync(images, { recursive: true });
 	copyFileSync(join(SCREENSHOTS, `n8n${session.target}`, `${name}.png`), join(images, `${name}.png`));

@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync } from 'fs';
 import { join } from 'path';
 
 import { SEED_KEYS } from '../emulator/seed';
-import { CREDENTIAL_IDS, CREDENTIAL_NAMES, http, ROOT, type WorkflowJson } from '../e2e/harness';
+import { CREDENTIAL_IDS, CREDENTIAL_NAMES, DEFAULT_TARGET, http, ROOT, type WorkflowJson } from '../e2e/harness';
 import { openEditor, screenshot, SCREENSHOTS, type EditorSession } from './editorSession';
 
 const PHONE = '+254712345678';
@@ -60,10 +60,10 @@ afterEach(async () => {
 	await screenshot(session, 'first-sms-last').catch(() => undefined);
 });
 
-/** Saves a screenshot; with n8n 1.123.81 also as README's picture in docs/images/. */
+/** Saves a screenshot; with the default n8n also as README's picture in docs/images/. */
 async function picture(name: string): Promise<void> {
 	await screenshot(session, name);
-	if (session.target !== '1') return;
+	if (session.target !== DEFAULT_TARGET) return;
 	mkdirSync(DOCS_IMAGES, { recursive: true });
 	copyFileSync(join(SCREENSHOTS, `n8n${session.target}`, `${name}.png`), join(DOCS_IMAGES, `${name}.png`));
 }

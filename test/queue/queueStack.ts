@@ -74,8 +74,8 @@ export interface QueueStackOptions {
 
 export async function startQueueStack(options: QueueStackOptions = {}): Promise<QueueStack> {
 	const log = options.log ?? (() => undefined);
-	const info = targetInfo('1');
-	if (!isInstalled(info)) throw new Error(`n8n ${info.version} is not installed: run \`bash scripts/install-n8n.sh 1\``);
+	const info = targetInfo();
+	if (!isInstalled(info)) throw new Error(`n8n ${info.version} is not installed: run \`bash scripts/install-n8n.sh ${info.target}\``);
 	const stoppers: Array<{ what: string; stop: () => Promise<void> }> = [];
 	const stop = async () => {
 		// Reverse order: workers and main before the emulator, PostgreSQL and Redis they use.
@@ -120,7 +120,7 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 		// Main first: its `import:credentials` runs the database migrations once for everybody.
 		const t1 = Date.now();
 		const main = await N8n.start({
-			target: '1',
+			target: info.target,
 			env,
 			credentials: [...emulatorCredentials(emulator.url), ...sharedLimitCredentials(emulator.url, redis)],
 			verbose: options.verbose,
@@ -137,7 +137,7 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 		const startAll = async (kind: 'worker' | 'webhook', count: number, command: string[], extraEnv: Record<string, string> = {}) => {
 			const results = await Promise.allSettled(
 				Array.from({ length: count }, (_, i) =>
-					N8n.start({ target: '1', command, env: { ...env, ...extraEnv }, verbose: options.verbose, log: (line) => log(`[${kind} ${i + 1}] ${line}`) }),
+					N8n.start({ target: info.target, command, env: { ...env, ...extraEnv }, verbose: options.verbose, log: (line) => log(`[${kind} ${i + 1}] ${line}`) }),
 				),
 			);
 			const started: N8n[] = [];
