@@ -77,9 +77,21 @@ describe('node description as the editor shows it', () => {
 	});
 
 	it("gives the editor no 'authentication' field to hide (which would hide Resource and Operation too)", () => {
-		// n8n's editor (getNodeAuthFields/getMainAuthField) reads credentials' displayOptions.show only.
-		expect((description.credentials ?? []).filter((c) => c.displayOptions?.show)).toEqual([]);
-		expect(description.properties.some((p) => p.name === 'authentication')).toBe(false);
+		// n8n's editor (getNodeAuthFields/getMainAuthField) takes a parameter named in a credential's
+		// displayOptions.show for the node's authentication field.
+		const parameters = new Set(description.properties.map((p) => p.name));
+		const named = (description.credentials ?? []).flatMap((c) => Object.keys(c.displayOptions?.show ?? {}));
+		expect(named.filter((name) => parameters.has(name))).toEqual([]);
+		expect(parameters.has('authentication')).toBe(false);
+	});
+
+	it('gives each credential a `show`, so the editor does not take it for one of several ways to log in', () => {
+		// Without one, n8n's editor (isRequiredCredential) labels every dropdown "Credential to connect
+		// with" and opens the node's first credential type from each "Create new credential".
+		expect((description.credentials ?? []).map((c) => [c.name, Object.keys(c.displayOptions?.show ?? {})])).toEqual([
+			['svcMessagingApi', ['@version']],
+			['svcMessagingAccountApi', ['@version']],
+		]);
 	});
 
 	it('names operations as n8n does and offers them as AI tool actions', () => {

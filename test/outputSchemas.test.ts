@@ -97,17 +97,22 @@ const phones = [{ phone: '+254712345678' }, { phone: '+254712345999' }];
 
 describe('output schemas (node version 2)', () => {
 	it('SMS → Send', async () => {
-		const out = await run({ operation: 'send', phoneNumber: '={{ $json.phone }}', message: 'Your code is 123456', options: {} }, phones);
-		expect(emu.control.messages()).toHaveLength(2);
+		const out = [
+			...(await run({ operation: 'send', phoneNumber: '={{ $json.phone }}', message: 'Your code is 123456', options: {} }, phones)),
+			// Replace Look-Alike Characters on: the output lists what was replaced.
+			...(await run({ operation: 'send', phoneNumber: '={{ $json.phone }}', message: 'We’re here', options: { replaceLookalikes: true } }, phones.slice(0, 1))),
+		];
+		expect(emu.control.messages()).toHaveLength(3);
 		check('v2.0.0/sms/send.json', out);
 	});
 
 	it('SMS → Send Bulk', async () => {
-		const out = await run(
-			{ operation: 'sendBulk', recipientsSource: 'items', phoneNumber: '={{ $json.phone }}', variablesSource: 'allFields', message: 'Hi', options: {} },
-			phones,
-		);
-		expect(emu.control.messages()).toHaveLength(4);
+		const bulk = { operation: 'sendBulk', recipientsSource: 'items', phoneNumber: '={{ $json.phone }}', variablesSource: 'allFields' };
+		const out = [
+			...(await run({ ...bulk, message: 'Hi', options: {} }, phones)),
+			...(await run({ ...bulk, message: 'We’re here', options: { replaceLookalikes: true } }, phones.slice(0, 1))),
+		];
+		expect(emu.control.messages()).toHaveLength(6);
 		check('v2.0.0/sms/sendBulk.json', out);
 	});
 

@@ -128,14 +128,15 @@ describe('pickers and the variable mapper list what the service has', () => {
 		await screenshot(session, 'picker-template');
 	});
 
-	test('Chat Message → Send Template: the mapper shows the chosen template\'s variables', async () => {
+	test('Chat Message → Send Template: the mapper shows the chosen template\'s variables, each with its text around it', async () => {
 		const { page } = session;
 		await openProbe(session);
 		await addFromNodesPanel(session, 'SVC Messaging', 'Send a chat template message');
 		await useCredential(page, CREDENTIAL_NAMES.starter);
 		await listEntries('template', ['otp_code']);
 		await page.getByText(/^otp_code( \(|$)/).first().click();
-		await page.getByText('Body {{1}}').first().waitFor();
+		// The template's text around the variable, then the part ("Body {{1}}" alone before).
+		await page.getByText(/\S\s?\{\{1\}\}.*\(Body\)/).first().waitFor();
 		await screenshot(session, 'mapper-template-variables');
 	});
 });

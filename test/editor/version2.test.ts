@@ -100,6 +100,9 @@ describe('node version 2 forms', () => {
 		const options = await page.locator('.el-select-dropdown__item:visible').allInnerTexts();
 		expect(options.map((o) => o.split('\n')[0].trim())).toEqual(['Document', 'Image', 'Text', 'Video']);
 		await page.keyboard.press('Escape');
+		// The list closes with an animation; the picture is of the form.
+		await page.locator('.el-select-dropdown__item:visible').first().waitFor({ state: 'hidden' }).catch(() => undefined);
+		await page.waitForTimeout(800);
 		await docsPicture(session, 'v2-chat-send');
 	});
 });

@@ -127,6 +127,14 @@ export async function executeNode(
 	items: Array<IDataObject | INodeExecutionData> = [{}],
 	entry?: Partial<IExecuteData>,
 ): Promise<INodeExecutionData[][]> {
+	return (await executeNodeWithHints(setup, items)).output;
+}
+
+/** executeNode, with the execution hints the node added (the editor shows them above the output). */
+export async function executeNodeWithHints(
+	setup: NodeSetup,
+	items: Array<IDataObject | INodeExecutionData> = [{}],
+): Promise<{ output: INodeExecutionData[][]; hints: string[] }> {
 	const { workflow, node } = buildNode(setup);
 	const input: INodeExecutionData[] = items.map((item) =>
 		'json' in item && typeof item.json === 'object' ? (item as INodeExecutionData) : { json: item as IDataObject },
@@ -144,7 +152,8 @@ export async function executeNode(
 		Object.assign(entry ?? {}, { node, data: { main: [input] }, source: null }) as IExecuteData,
 		[],
 	);
-	return (await nodeType.execute!.call(context)) as INodeExecutionData[][];
+	const output = (await nodeType.execute!.call(context)) as INodeExecutionData[][];
+	return { output, hints: context.hints.map((h) => h.message) };
 }
 
 /** Calls a `methods.listSearch` function the way the editor does. */

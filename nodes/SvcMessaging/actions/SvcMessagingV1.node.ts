@@ -9,7 +9,7 @@ import * as senderId from './senderId';
 import * as sms from './sms';
 import { toolProperties } from './tool.descriptions';
 import { DELIVERY_WAIT, DOCUMENTATION_URL } from '../transport/service';
-import { examplePlaceholdersInV2, LATEST_VERSION, NODE_VERSIONS } from './versions';
+import { ALL_VERSIONS, examplePlaceholdersInV2, LATEST_VERSION, NODE_VERSIONS } from './versions';
 
 const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate'];
 
@@ -56,16 +56,20 @@ export const versionDescription: INodeTypeDescription = {
 	// "authentication" field: it hides that parameter, and every parameter it depends on (resource
 	// and operation included), from the form. `hide` conditions are not read that way, so each
 	// credential is hidden when its switch — defined for every resource and operation below — is false.
+	// A credential with no `show` at all, though, is taken for one of several ways to log in: its
+	// dropdown is labelled "Credential to connect with" and its "Create new credential" opens the
+	// node's first credential type. ALL_VERSIONS is a `show` that names no parameter, so each
+	// dropdown keeps its own type and its label "Credential for <type>" (n8n 1 and 2).
 	credentials: [
 		{
 			name: 'svcMessagingApi',
 			required: true,
-			displayOptions: { hide: { useApiKey: [false] } },
+			displayOptions: { show: ALL_VERSIONS, hide: { useApiKey: [false] } },
 		},
 		{
 			name: 'svcMessagingAccountApi',
 			required: true,
-			displayOptions: { hide: { checkBalance: [false] } },
+			displayOptions: { show: ALL_VERSIONS, hide: { checkBalance: [false] } },
 		},
 	],
 	properties: [

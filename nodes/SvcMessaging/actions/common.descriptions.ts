@@ -113,3 +113,13 @@ export const resendUnknownOutcomeOption: INodeProperties = {
 	description:
 		'Whether a retry sends again the messages whose earlier try may have reached the service (a timeout, a dropped connection or a server error). Off: they are reported as errors and not sent, so nobody gets a message twice.',
 };
+
+/** SMS Send and Send Bulk, both node versions (off: a saved workflow sends as before): typographic look-alikes (rules/gsm7.ts) replaced before sending. */
+export const replaceLookalikesOption: INodeProperties = {
+	displayName: 'Replace Look-Alike Characters',
+	name: 'replaceLookalikes',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to replace curly quotes, en and em dashes, the ellipsis and no-break spaces with their plain GSM-7 equivalents before sending. One such character makes the whole message Unicode: 70 instead of 160 characters per segment. The output lists what was replaced.',
+};

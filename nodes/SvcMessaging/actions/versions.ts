@@ -72,3 +72,9 @@ export function examplePlaceholdersInV2(properties: INodeProperties[]): INodePro
 		return [...onlyV1(property), ...onlyV2(withExamples(property))];
 	});
 }
+
+/**
+ * A display condition true for every node version, for a credential that must have a `show`
+ * naming no parameter (see the node's `credentials`).
+ */
+export const ALL_VERSIONS = { '@version': NODE_VERSIONS };

@@ -9,8 +9,9 @@ import type {
 
 import { getTemplate, listTemplatesPage } from '../api/chat';
 import { readPages } from '../api/pages';
-import { variableFieldIds } from '../rules/templateText';
+import { textOf, upper, variableFieldIds, type TemplateComponent } from '../rules/templateText';
 import { SERVICE } from '../transport/service';
+import { variableLabel } from './variableLabels';
 
 /** Enough matches to fill the editor's list before asking for the next page. */
 const MIN_RESULTS_PER_CALL = 20;
@@ -58,7 +59,10 @@ export async function searchApprovedChatTemplates(
 	return await searchTemplates(this, filter, paginationToken, true);
 }
 
-/** The resource mapper's fields: one per variable of the chosen template's HEADER and BODY. */
+/**
+ * The resource mapper's fields: one per variable of the chosen template's HEADER and BODY, each
+ * labelled with the template's text around it.
+ */
 export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const name = String(this.getNodeParameter('template', undefined, { extractValue: true }) ?? '').trim();
 	if (!name) return { fields: [], emptyFieldsNotice: 'Choose a template first' };
@@ -73,10 +77,11 @@ export async function getTemplateVariables(this: ILoadOptionsFunctions): Promise
 		display: true,
 		type: 'string',
 	});
-	const fields = [
-		...ids.header.map((id, k) => field(id, `Header {{${k + 1}}}`)),
-		...ids.body.map((id, k) => field(id, `Body {{${k + 1}}}`)),
-	];
+	const components = (Array.isArray(template.components) ? template.components : []) as TemplateComponent[];
+	const textOfPart = (type: string) => textOf(components.find((c) => c && typeof c === 'object' && upper(c.type) === type)?.text);
+	// Field k is variable {{k + 1}} (variableFieldIds; the platform numbers variables without gaps).
+	const label = (part: 'Header' | 'Body', k: number) => variableLabel(part, k + 1, textOfPart(part.toUpperCase()));
+	const fields = [...ids.header.map((id, k) => field(id, label('Header', k))), ...ids.body.map((id, k) => field(id, label('Body', k)))];
 	return fields.length ? { fields } : { fields, emptyFieldsNotice: `Template "${name}" has no variables` };
 }
 

@@ -1,10 +1,5 @@
 import { SMS_LIMITS } from '../transport/service';
-
-// GSM 03.38 default alphabet and its extension table (each extension character takes two septets).
-const GSM_BASIC = new Set(
-	'@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà',
-);
-const GSM_EXTENSION = new Set('^{}\\[~]|€\f');
+import { describeCharacter, gsm7Length, unicodeCause } from './gsm7';
 
 export interface MessageStats {
 	encoding: 'GSM-7' | 'Unicode';
@@ -16,20 +11,15 @@ export interface MessageStats {
 
 /** Segment and credit estimate as the spec states it: 160 per segment, 70 with Unicode, 1 credit each. */
 export function analyzeMessage(text: string): MessageStats {
-	let septets = 0;
-	let characters = 0;
-	let gsm = true;
-	for (const char of text) {
-		characters++;
-		if (!gsm) continue;
-		if (GSM_BASIC.has(char)) septets += 1;
-		else if (GSM_EXTENSION.has(char)) septets += 2;
-		else gsm = false;
+	const septets = gsm7Length(text);
+	if (septets !== undefined) {
+		const segments = Math.max(1, Math.ceil(septets / SMS_LIMITS.gsmSegmentSize));
+		return { encoding: 'GSM-7', characters: text.length, segments, credits: segments };
 	}
-	const segments = gsm
-		? Math.max(1, Math.ceil(septets / SMS_LIMITS.gsmSegmentSize))
-		: Math.max(1, Math.ceil(text.length / SMS_LIMITS.unicodeSegmentSize));
-	return { encoding: gsm ? 'GSM-7' : 'Unicode', characters, segments, credits: segments };
+	let characters = 0;
+	for (const _char of text) characters++;
+	const segments = Math.max(1, Math.ceil(text.length / SMS_LIMITS.unicodeSegmentSize));
+	return { encoding: 'Unicode', characters, segments, credits: segments };
 }
 
 /** A `{{name}}` placeholder (global: use with replace or matchAll). */
@@ -45,4 +35,44 @@ export function fillPlaceholders(message: string, variables: Record<string, unkn
 	return message.replace(PLACEHOLDER, (whole, name: string) =>
 		variables[name] === undefined ? whole : String(variables[name]),
 	);
+}
+
+/** Characters named in the Unicode hint at most; the rest are counted. */
+const NAMED_CHARACTERS = 8;
+
+/**
+ * The hint for messages that are Unicode because of a few characters, when they cost more than
+ * the same messages without them: which characters, and the credits with and without them (all
+ * messages together). Look-alikes count as replaced by their GSM-7 equivalents, other characters
+ * (emoji, other scripts) as left out. Undefined when no message would cost less.
+ */
+export function unicodeCostNote(messages: string[], replacing: boolean): string | undefined {
+	const seen = new Map<string, number>();
+	for (const m of messages) seen.set(m, (seen.get(m) ?? 0) + 1);
+	const characters = new Set<string>();
+	let lookalikes = 0;
+	let unicodeMessages = 0;
+	let withThem = 0;
+	let withoutThem = 0;
+	for (const [text, count] of seen) {
+		const cause = unicodeCause(text);
+		if (!cause) continue;
+		const credits = analyzeMessage(text).credits;
+		const fewer = analyzeMessage(cause.withoutThem).credits;
+		if (fewer >= credits) continue;
+		unicodeMessages += count;
+		withThem += credits * count;
+		withoutThem += fewer * count;
+		lookalikes += cause.lookalikes.length;
+		for (const c of cause.characters) characters.add(c);
+	}
+	if (!unicodeMessages) return undefined;
+	const listed = [...characters].slice(0, NAMED_CHARACTERS).map(describeCharacter).join(', ');
+	const more = characters.size > NAMED_CHARACTERS ? ` and ${characters.size - NAMED_CHARACTERS} more` : '';
+	const which = messages.length === 1 ? 'The message is' : `${unicodeMessages} of ${messages.length} messages are`;
+	const advice =
+		lookalikes && !replacing
+			? ' Turn on Options → Replace Look-Alike Characters to send the plain GSM-7 equivalents of quotes, dashes, ellipses and spaces.'
+			: ' Remove them (or accept the cost) to send GSM-7.';
+	return `${which} sent as Unicode (70 characters per segment instead of 160) because of ${listed}${more}: ${withThem} credit${withThem === 1 ? '' : 's'}; without them ${withoutThem}.${advice}`;
 }

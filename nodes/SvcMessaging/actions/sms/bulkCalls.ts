@@ -6,7 +6,8 @@ import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import type { Settle, UnitOutcome } from '../../sending/round';
 import { requestWindow } from '../../transport/requestWindow';
 import { BULK_RECIPIENTS_IN_FLIGHT, type PlanLimits } from '../../transport/service';
-import { variablesOf, type Group, type Recipient } from './bulkRecipients';
+import type { MessageStats } from '../../rules/segments';
+import { statsWith, variablesOf, type Group, type Recipient } from './bulkRecipients';
 
 /**
  * Send Bulk's calls: one POST per chunk of a group's recipients, each recipient's outcome read
@@ -57,10 +58,14 @@ export function bulkCallWindow(limits: PlanLimits): number {
  */
 export async function sendChunk(ctx: IExecuteFunctions, { group, members, start, end }: Chunk, settle: Settle<Recipient>): Promise<void> {
 	const chunk = members.slice(start, end);
+	// What each recipient's text costs, read with the values the body is built from (they are
+	// released once the post is made).
+	const stats: MessageStats[] = [];
 	const body: IDataObject = {
 		...group.body,
 		recipients: chunk.map((r) => {
 			const variables = variablesOf(r);
+			stats.push(statsWith(group, variables));
 			return variables ? { phoneNumber: r.phoneNumber, variables } : { phoneNumber: r.phoneNumber };
 		}),
 	};
@@ -90,24 +95,28 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 		chunk.map((r, index): [Recipient, UnitOutcome] => {
 			const error = rejected.size ? rejected.get(index) : undefined;
 			if (error) return [r, { ok: false, failure: recipientFailure(ctx, r, error) }];
-			return [r, { ok: true, json: acceptedJson(data.batchId, messages[next++] ?? {}, r.phoneNumber) }];
+			return [r, { ok: true, json: acceptedJson(data.batchId, messages[next++] ?? {}, r.phoneNumber, stats[index], group) }];
 		}),
 	);
 }
 
 /**
- * A recipient's output: the service's message with `accepted` and the batch ID. The spec's three
- * fields make one fixed shape (about half the memory of a spread copy, for 100,000 outputs); the
- * recipient's own number string when the service echoes the same number (one copy fewer).
+ * A recipient's output: the service's message with `accepted`, the batch ID and what the text this
+ * recipient receives costs (the service reports segments and credits only for the whole batch). The
+ * spec's three fields make one fixed shape (about half the memory of a spread copy, for 100,000
+ * outputs); the recipient's own number string when the service echoes the same number (one copy fewer).
  */
-function acceptedJson(batchId: unknown, message: IDataObject, phoneNumber: string): IDataObject {
+function acceptedJson(batchId: unknown, message: IDataObject, phoneNumber: string, stats: MessageStats, group: Group): IDataObject {
 	const echoed = message.phoneNumber === undefined || message.phoneNumber === phoneNumber ? phoneNumber : message.phoneNumber;
+	const { encoding, segments, credits } = stats;
 	let fields = 0;
 	for (const key in message) if (Object.prototype.hasOwnProperty.call(message, key)) fields++;
+	let json: IDataObject;
 	if (fields === 3 && message.messageId !== undefined && message.status !== undefined && message.phoneNumber !== undefined) {
-		return { accepted: true, batchId, messageId: message.messageId, phoneNumber: echoed, status: message.status } as IDataObject;
-	}
-	return { accepted: true, batchId, ...message, phoneNumber: echoed } as IDataObject;
+		json = { accepted: true, batchId: batchId as string, messageId: message.messageId, phoneNumber: echoed, status: message.status, encoding, segments, credits };
+	} else json = { accepted: true, batchId: batchId as string, ...message, phoneNumber: echoed, encoding, segments, credits };
+	if (group.replaced) json.replacedCharacters = group.replaced as unknown as IDataObject[];
+	return json;
 }
 
 function recipientFailure(ctx: IExecuteFunctions, r: Recipient, detail: IDataObject): ItemFailure {

@@ -3,7 +3,8 @@ import { createHash } from 'crypto';
 
 import { parseItem } from '../../rules/fields';
 import { checkPhone } from '../../rules/phone';
-import { placeholdersOf } from '../../rules/segments';
+import { replaceLookalikes, type Gsm7Replacement } from '../../rules/gsm7';
+import { analyzeMessage, fillPlaceholders, placeholdersOf, type MessageStats } from '../../rules/segments';
 import { checkPlaceholderValues, filledMessageCheck, futureTime, recipientList, SMS_LABELS, smsSchema, type FilledMessageCheck } from '../../rules/smsFields';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import { perItemParameter } from '../parameters';
@@ -29,8 +30,10 @@ export interface Group {
 	placeholders: string[];
 	/** The rules of an SMS for the text one recipient's values make. */
 	checkFilled: FilledMessageCheck;
-	/** Credits of the message when no placeholder is filled (the same for every recipient). */
-	credits?: number;
+	/** Segments and credits of the message when no placeholder is filled (the same for every recipient). */
+	stats?: MessageStats;
+	/** With Replace Look-Alike Characters on: what was replaced in the message (possibly nothing). */
+	replaced?: Gsm7Replacement[];
 	/**
 	 * "All Fields of the Item": the values, read again from the item when needed (the same values
 	 * as when they were checked) instead of kept for every recipient until the send ends.
@@ -41,6 +44,18 @@ export interface Group {
 /** The recipient's placeholder values, if the message has any. */
 export function variablesOf(r: Recipient): Record<string, string> | undefined {
 	return r.variables ?? r.group.fromItem?.(r.itemIndex);
+}
+
+/** Encoding, segments and credits of the group's message with these placeholder values. */
+export function statsWith(group: Group, variables: Record<string, string> | undefined): MessageStats {
+	const text = group.body.message as string;
+	if (variables && group.placeholders.length) return analyzeMessage(fillPlaceholders(text, variables));
+	return (group.stats ??= analyzeMessage(text));
+}
+
+/** Encoding, segments and credits of the text this recipient receives (placeholders filled). */
+export function statsOf(r: Recipient): MessageStats {
+	return statsWith(r.group, r.group.placeholders.length ? variablesOf(r) : undefined);
 }
 
 export interface Slot {
@@ -102,10 +117,11 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 		if (last && last.text === text && last.sender === rawSender && last.opts === opts) {
 			group = last.group;
 		} else {
+			const swapped = opts.replaceLookalikes === true && typeof text === 'string' ? replaceLookalikes(text) : undefined;
 			const checked = parseItem(
 				node,
 				smsSchema,
-				{ message: text, senderId: rawSender || undefined, reference: opts.reference || undefined },
+				{ message: swapped ? swapped.text : text, senderId: rawSender || undefined, reference: opts.reference || undefined },
 				i,
 				SMS_LABELS,
 			);
@@ -116,6 +132,7 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 			if (scheduledAt) body.scheduledAt = scheduledAt;
 			const groupKey = JSON.stringify(body);
 			group = groups.get(groupKey) ?? newGroup(body, groupKey);
+			if (swapped) group.replaced = swapped.replaced;
 			groups.set(groupKey, group);
 			last = { text, sender: rawSender, opts, group };
 		}

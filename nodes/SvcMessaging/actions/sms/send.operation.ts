@@ -4,7 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { sendSms } from '../../api/sms';
 import { parseItem } from '../../rules/fields';
 import { checkPhone } from '../../rules/phone';
-import { analyzeMessage, type MessageStats } from '../../rules/segments';
+import { replaceLookalikes, type Gsm7Replacement } from '../../rules/gsm7';
+import { analyzeMessage, unicodeCostNote, type MessageStats } from '../../rules/segments';
 import { futureTime, SMS_LABELS, smsSchema, smsSchemaAllowingPrivateReportHosts } from '../../rules/smsFields';
 import type { ItemFailure } from '../../sending/outcomes';
 import { postEach, type PreparedOrFailed } from '../../sending/postEach';
@@ -13,6 +14,7 @@ import {
 	checkBalanceField,
 	defaultCountryOption,
 	numberCheckOption,
+	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
 	scheduledAtOption,
 	senderIdLocator,
@@ -80,6 +82,7 @@ const properties: INodeProperties[] = [
 				default: '',
 				description: 'Your own reference (e.g. an order number), returned in delivery reports',
 			},
+			replaceLookalikesOption,
 			scheduledAtOption,
 			resendUnknownOutcomeOption,
 		],
@@ -91,6 +94,8 @@ export const description = updateDisplayOptions({ show: { resource: ['sms'], ope
 export interface PreparedSms {
 	body: IDataObject;
 	stats: MessageStats;
+	/** With Replace Look-Alike Characters on: what was replaced (possibly nothing). */
+	replaced?: Gsm7Replacement[];
 }
 
 /**
@@ -104,7 +109,7 @@ function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 	const readPhone = perItemParameter<unknown>(ctx, 'phoneNumber', '');
 	const readMessage = perItemParameter<unknown>(ctx, 'message', '');
 	const readSender = perItemParameter<string>(ctx, 'senderId', '', true);
-	let last: { message: unknown; sender: unknown; options: unknown; fields: IDataObject; stats: MessageStats } | undefined;
+	let last: { message: unknown; sender: unknown; options: unknown; fields: IDataObject; stats: MessageStats; replaced?: Gsm7Replacement[] } | undefined;
 
 	return (i) => {
 		const options = readOptions(i);
@@ -112,11 +117,12 @@ function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 		const message = readMessage(i);
 		const sender = readSender(i);
 		if (!last || last.message !== message || last.sender !== sender || last.options !== options) {
+			const swapped = options.replaceLookalikes === true && typeof message === 'string' ? replaceLookalikes(message) : undefined;
 			const parsed = parseItem(
 				node,
 				options.allowPrivateReportHosts === true ? smsSchemaAllowingPrivateReportHosts : smsSchema,
 				{
-					message,
+					message: swapped ? swapped.text : message,
 					senderId: sender || undefined,
 					reference: (options.reference as string) || undefined,
 					webhookUrl: (options.webhookUrl as string) || undefined,
@@ -130,9 +136,9 @@ function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 				if (parsed[key] !== undefined) fields[key] = parsed[key];
 			}
 			if (scheduledAt) fields.scheduledAt = scheduledAt;
-			last = { message, sender, options, fields, stats: analyzeMessage(parsed.message) };
+			last = { message, sender, options, fields, stats: analyzeMessage(parsed.message), replaced: swapped?.replaced };
 		}
-		return { body: { phoneNumber, ...last.fields }, stats: last.stats };
+		return { body: { phoneNumber, ...last.fields }, stats: last.stats, replaced: last.replaced };
 	};
 }
 
@@ -164,10 +170,12 @@ export async function sendMessages(
 ): Promise<INodeExecutionData[]> {
 	const sandbox = isSandboxKey(await getServiceCredentials.call(ctx, 'apiKey'));
 	const messages: string[] = [];
+	let replacing = false;
 	const posts = prepared.map((p): PreparedOrFailed => {
 		if ('error' in p) return p;
-		const { body, stats } = p;
+		const { body, stats, replaced } = p;
 		messages.push(body.message as string);
+		replacing ||= replaced !== undefined;
 		return {
 			body: { ...body, ...extraBody },
 			ledgerBody: body,
@@ -175,15 +183,18 @@ export async function sendMessages(
 			output: (data) => onAccepted({
 				accepted: true,
 				...data,
+				// What was sent, as sent: a stray character from the editor (e.g. ` }}`) shows here.
+				message: body.message,
 				encoding: stats.encoding,
 				characters: stats.characters,
+				...(replaced ? { replacedCharacters: replaced } : {}),
 				...(body.reference ? { reference: body.reference } : {}),
 				...(body.scheduledAt ? { scheduledAt: body.scheduledAt } : {}),
 				...(sandbox ? { sandbox: true } : {}),
 			}),
 		};
 	});
-	addSendHints(ctx, messages);
+	addSendHints(ctx, messages, replacing);
 	return await postEach(ctx, posts, {
 		post: sendSms,
 		noun: 'message',
@@ -197,7 +208,9 @@ export async function sendMessages(
 const BULK_HINT_THRESHOLD = 20;
 
 /** Things users get wrong with Send, shown under the node's output. */
-function addSendHints(ctx: IExecuteFunctions, messages: string[]) {
+function addSendHints(ctx: IExecuteFunctions, messages: string[], replacing: boolean) {
+	const unicode = unicodeCostNote(messages, replacing);
+	if (unicode) ctx.addExecutionHints({ message: unicode, location: 'outputPane' });
 	if (messages.length >= BULK_HINT_THRESHOLD && new Set(messages).size === 1) {
 		ctx.addExecutionHints({
 			message: `All ${messages.length} items got the same message: "Send Bulk" sends it to up to the plan's recipients per call in one request, which is much faster.`,

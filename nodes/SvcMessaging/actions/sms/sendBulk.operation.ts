@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { analyzeMessage, fillPlaceholders } from '../../rules/segments';
+import { unicodeCostNote } from '../../rules/segments';
 import { finishSend, outputFailure, type ItemFailure } from '../../sending/outcomes';
 import { sendOnce } from '../../sending/round';
 import { getServiceCredentials, planLimits } from '../../transport/credentials';
@@ -11,13 +11,14 @@ import {
 	checkBalanceField,
 	defaultCountryOption,
 	numberCheckOption,
+	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
 	scheduledAtOption,
 	senderIdLocator,
 } from '../common.descriptions';
 import { bulkCallWindow, chunksOf, sendChunk } from './bulkCalls';
 import { assignIdentities } from './bulkIdentities';
-import { forEachSlot, recipientReader, variablesOf, type ItemRecipients, type Recipient } from './bulkRecipients';
+import { forEachSlot, recipientReader, statsOf, type ItemRecipients, type Recipient } from './bulkRecipients';
 
 const properties: INodeProperties[] = [
 	{
@@ -120,6 +121,7 @@ const properties: INodeProperties[] = [
 				default: '',
 				description: 'Your reference for the batch, returned in delivery reports',
 			},
+			replaceLookalikesOption,
 			scheduledAtOption,
 			resendUnknownOutcomeOption,
 		],
@@ -147,6 +149,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 	forEachSlot(prepared, (slot) => slot.recipient && recipients.push(slot.recipient));
 	const limits = planLimits(await getServiceCredentials.call(this, 'apiKey'));
 	hintDuplicates(this, assignIdentities(recipients));
+	hintUnicode(this, recipients);
 	return await sendOnce(
 		this,
 		recipients,
@@ -205,12 +208,15 @@ function hintDuplicates(ctx: IExecuteFunctions, repeated: number): void {
 /** Credits of every recipient's message, its placeholders filled (README → Check Balance). */
 function creditsOf(recipients: Recipient[]): number {
 	let needed = 0;
-	for (const r of recipients) {
-		const { group } = r;
-		const variables = variablesOf(r);
-		const text = group.body.message as string;
-		if (variables && group.placeholders.length) needed += analyzeMessage(fillPlaceholders(text, variables)).credits;
-		else needed += group.credits ??= analyzeMessage(text).credits;
-	}
+	for (const r of recipients) needed += statsOf(r).credits;
 	return needed;
+}
+
+/** The Unicode cost hint (rules/segments.ts), for the message as written (placeholders not filled). */
+function hintUnicode(ctx: IExecuteFunctions, recipients: Recipient[]): void {
+	const note = unicodeCostNote(
+		recipients.map((r) => r.group.body.message as string),
+		recipients.some((r) => r.group.replaced !== undefined),
+	);
+	if (note) ctx.addExecutionHints({ message: note, location: 'outputPane' });
 }
