@@ -127,13 +127,14 @@ export async function executeNode(
 	items: Array<IDataObject | INodeExecutionData> = [{}],
 	entry?: Partial<IExecuteData>,
 ): Promise<INodeExecutionData[][]> {
-	return (await executeNodeWithHints(setup, items)).output;
+	return (await executeNodeWithHints(setup, items, entry)).output;
 }
 
 /** executeNode, with the execution hints the node added (the editor shows them above the output). */
 export async function executeNodeWithHints(
 	setup: NodeSetup,
 	items: Array<IDataObject | INodeExecutionData> = [{}],
+	entry?: Partial<IExecuteData>,
 ): Promise<{ output: INodeExecutionData[][]; hints: string[] }> {
 	const { workflow, node } = buildNode(setup);
 	const input: INodeExecutionData[] = items.map((item) =>
