@@ -66,6 +66,14 @@ class HeldOther {
 	constructor(readonly entry: LedgerEntry) {}
 }
 
+/**
+ * Held in this process for a message found surely not posted (refused before it was sent, e.g. its
+ * request failed unsent when the shared Redis was lost) whose "under way" entry Redis may still hold
+ * because Redis could not take its removal: a retry in this process then sends it (nobody got it),
+ * unless Redis holds a later write, from another worker.
+ */
+const NOT_POSTED = new HeldOther({ outcome: 'unknown', message: 'not posted' });
+
 const heldForm = (entry: LedgerEntry): object => (entry.outcome === 'accepted' ? entry.json : new HeldOther(entry));
 const entryOf = (held: object): LedgerEntry => (held instanceof HeldOther ? held.entry : { outcome: 'accepted', json: held as IDataObject });
 
@@ -151,11 +159,17 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 	return {
 		consult,
 		async lookup(identities) {
-			const found = heldEntries(scopeKey, identities).map((held): Stored | undefined => held && { run: held.run, at: held.at, entry: entryOf(held.entry) });
+			const held = heldEntries(scopeKey, identities);
+			const found = held.map((h): Stored | undefined => (h && h.entry !== NOT_POSTED ? { run: h.run, at: h.at, entry: entryOf(h.entry) } : undefined));
 			if (redis) {
 				const missing = found.flatMap((stored, i) => (stored ? [] : [i]));
 				const fromRedis = await redis.get(missing.map((i) => keyOf(identities[i])));
-				missing.forEach((i, n) => (found[i] = fromRedis[n] ? (JSON.parse(fromRedis[n]!) as Stored) : undefined));
+				missing.forEach((i, n) => {
+					const stored = fromRedis[n] ? (JSON.parse(fromRedis[n]!) as Stored) : undefined;
+					const notPosted = held[i];
+					// Known here as not posted: only a later write (another worker's) counts.
+					found[i] = stored && (!notPosted || (stored.at ?? 0) > notPosted.at) ? stored : undefined;
+				});
 			}
 			const finished = new Map<string, Promise<boolean>>();
 			return await Promise.all(found.map(async (stored) => await applies(stored, finished)));
@@ -171,7 +185,10 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 			const notSent: string[] = [];
 			for (const [identity, entry] of entries) {
 				if (!entry) {
-					if (redis) notSent.push(keyOf(identity));
+					if (redis) {
+						notSent.push(keyOf(identity));
+						holdEntry(scopeKey, identity, runKey, run, NOT_POSTED, at);
+					}
 					continue;
 				}
 				// In this process the entry is the output's own object (no copy: a send of 100,000 messages

@@ -6,7 +6,7 @@ import { finishSend, outputFailure, type ItemFailure } from '../../sending/outco
 import { sendOnce } from '../../sending/round';
 import { getServiceCredentials, planLimits } from '../../transport/credentials';
 import { errorCodeOf } from '../../transport/errors';
-import { inWindow } from '../../transport/requestWindow';
+import { postInWindow } from '../../sending/window';
 import {
 	checkBalanceField,
 	defaultCountryOption,
@@ -157,7 +157,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 			post: async (pending, settle) => {
 				const chunks = chunksOf(pending, limits.recipientsPerCall);
 				// Concurrently through the key's shared limiter, a bounded number at a time.
-				await inWindow(chunks.length, bulkCallWindow(limits), async (n) => await sendChunk(this, chunks[n], settle));
+				await postInWindow(chunks, bulkCallWindow(limits), async (chunk, watched) => await sendChunk(this, chunk, watched), (c) => c.members.slice(c.start, c.end), settle);
 			},
 		},
 		(settled) => {
