@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { randomUUID } from 'crypto';
 
 import { digest, sharedLimitOf } from '../transport/redis';
+import { SEND_LEDGER } from '../transport/service';
 import { clearHeldEntries, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
 import { redisLedgerStore } from './ledgerRedis';
 
@@ -15,9 +16,13 @@ import { redisLedgerStore } from './ledgerRedis';
  * the same message occurs more than once in one run. A run looks the ledger up only when it may
  * repeat an earlier one: when it is an execution retry, or when this node already sent in this
  * execution and run. A new execution is never suppressed. An execution retry matches entries of
- * runs that did not finish (a run that finished is never re-run by a retry), so yesterday's
- * identical, successful message does not hold back today's; runs of retries never count as
- * finished, so a second Retry of the same failed execution finds what the first one sent.
+ * runs that did not finish, and of runs that finished within SEND_LEDGER.finishedRunRetryWindowMs
+ * (one hour) before it: a run that finished is re-run by a retry only when the execution failed
+ * after the node succeeded, before n8n saved its progress (off by default), and such a Retry comes
+ * soon; so it sends none of them again, while yesterday's identical, successful message does not
+ * hold back today's retry. A run is finished only when its items are: Send and Wait finishes its
+ * run when the wait ends, not when it posts. Runs of retries never count as finished, so a second
+ * Retry of the same failed execution finds what the first one sent.
  *
  * n8n does not tell a node which execution a retry retries (`retryOf` stays in n8n's CLI layer:
  * IWorkflowExecuteAdditionalData has no such field, n8n 1.x and 2.x alike), so a match can come from
@@ -153,7 +158,10 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 			done = finishedRuns.has(otherRunKey) ? Promise.resolve(true) : (redis?.isFinished(digest(otherRunKey)) ?? Promise.resolve(false));
 			finished.set(stored.run, done);
 		}
-		return (await done) ? undefined : earlier;
+		if (!(await done)) return earlier;
+		// A finished run is re-run by a retry only when the execution failed after the node succeeded
+		// (progress not saved): recent entries hold; an old run's (yesterday's reminder) do not.
+		return stored.at !== undefined && Date.now() - stored.at <= SEND_LEDGER.finishedRunRetryWindowMs ? earlier : undefined;
 	};
 
 	return {

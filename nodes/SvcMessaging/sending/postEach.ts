@@ -28,6 +28,8 @@ export interface PostEachOptions {
 	identityOfInvalid: (itemIndex: number) => IDataObject;
 	/** "Check Balance Before Sending": the estimate */
 	creditsNeeded?: number;
+	/** see RoundOptions.finishesLater */
+	finishesLater?: boolean;
 }
 
 interface ItemUnit extends SendUnit {
@@ -61,6 +63,7 @@ export async function postEach(ctx: IExecuteFunctions, prepared: PreparedOrFaile
 		{
 			kind: 'apiKey',
 			creditsNeeded: options.creditsNeeded,
+			finishesLater: options.finishesLater,
 			resendUnknown: ctx.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean,
 			// A bounded window of requests at a time (sending/window.ts), never the whole list.
 			post: async (pending, settle) => await postInWindow(pending, window, postOne, (unit) => [unit], settle),

@@ -133,6 +133,12 @@ export const LOGIN_RETRY = {
  * sends it again. Not in the spec: the package's own bounds.
  */
 export const SEND_LEDGER = {
+	/**
+	 * An execution Retry also honours entries of runs that FINISHED (the node succeeded, then the
+	 * execution crashed before n8n saved its progress) when written this recently; older finished
+	 * entries (yesterday's identical reminder) do not hold a retry back.
+	 */
+	finishedRunRetryWindowMs: 60 * 60 * 1000,
 	/** how long an entry stays in the shared Redis (an execution Retry later than this is not covered) */
 	redisTtlMs: 72 * 3600 * 1000,
 	/**

@@ -141,6 +141,15 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 	return await sendMessages(this, prepared);
 }
 
+export interface SendMessagesOptions {
+	/** sent, but not part of the message's identity in the send ledger */
+	extraBody?: IDataObject;
+	/** adds to an accepted message's output when the service accepts it (Send and Wait: the acceptance time) */
+	onAccepted?: (json: IDataObject) => IDataObject;
+	/** Send and Wait: the run is finished when the wait is (sending/round.ts finishRun) */
+	finishesLater?: boolean;
+}
+
 /**
  * Checks the balance when asked, adds the hints, and POSTs each prepared message once. `extraBody`
  * (the resume URL of "Send and Wait for Delivery") is sent but left out of the message's identity
@@ -150,9 +159,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 export async function sendMessages(
 	ctx: IExecuteFunctions,
 	prepared: Array<PreparedSms | ItemFailure>,
-	extraBody: IDataObject = {},
-	/** adds to an accepted message's output when the service accepts it (Send and Wait: the acceptance time) */
-	onAccepted: (json: IDataObject) => IDataObject = (json) => json,
+	{ extraBody = {}, onAccepted = (json) => json, finishesLater = false }: SendMessagesOptions = {},
 ): Promise<INodeExecutionData[]> {
 	const sandbox = isSandboxKey(await getServiceCredentials.call(ctx, 'apiKey'));
 	const messages: string[] = [];
@@ -179,6 +186,7 @@ export async function sendMessages(
 	return await postEach(ctx, posts, {
 		post: sendSms,
 		noun: 'message',
+		finishesLater,
 		identityOfInvalid: (i) => ({ phoneNumber: ctx.getNodeParameter('phoneNumber', i, '') }),
 		creditsNeeded: ctx.getNodeParameter('checkBalance', 0, false)
 			? messages.reduce((sum, message) => sum + analyzeMessage(message).credits, 0)
