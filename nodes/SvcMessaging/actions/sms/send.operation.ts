@@ -163,12 +163,14 @@ export async function sendMessages(
 ): Promise<INodeExecutionData[]> {
 	const sandbox = isSandboxKey(await getServiceCredentials.call(ctx, 'apiKey'));
 	const messages: string[] = [];
+	const withExtra = Object.keys(extraBody).length > 0;
 	const posts = prepared.map((p): PreparedOrFailed => {
 		if ('error' in p) return p;
 		const { body, stats } = p;
 		messages.push(body.message as string);
 		return {
-			body: { ...body, ...extraBody },
+			// No copy per item unless something is added (Send and Wait's report URL).
+			body: withExtra ? { ...body, ...extraBody } : body,
 			ledgerBody: body,
 			identity: { phoneNumber: body.phoneNumber },
 			output: (data) => onAccepted({
