@@ -1,7 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { SendUnit, UnitOutcome } from '../../nodes/SvcMessaging/sending/round';
-import { postInWindow, sendWindow } from '../../nodes/SvcMessaging/sending/window';
+import { inWindow, postInWindow, sendWindow } from '../../nodes/SvcMessaging/sending/window';
 import { REDIS_UNAVAILABLE, withErrorCode } from '../../nodes/SvcMessaging/transport/errors';
 import { PLANS } from '../../nodes/SvcMessaging/transport/service';
 
@@ -61,5 +61,18 @@ describe('postInWindow', () => {
 		expect(last.map(([unit]) => unit.itemIndex)).toEqual(Array.from({ length: 100 - posted.length }, (_, i) => posted.length + i));
 		for (const [unit, outcome] of last) expect(outcome).toEqual({ ok: false, failure: { itemIndex: unit.itemIndex, error: lost } });
 		expect(settles.flat()).toHaveLength(100);
+	});
+
+	it('inWindow runs at most `window` tasks at once and keeps the results in order', async () => {
+		let running = 0;
+		let most = 0;
+		const results = await inWindow(20, 3, async (i) => {
+			most = Math.max(most, ++running);
+			await tick();
+			running--;
+			return i * 2;
+		});
+		expect(most).toBe(3);
+		expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i * 2));
 	});
 });

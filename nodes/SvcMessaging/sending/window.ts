@@ -16,6 +16,23 @@ export function sendWindow(limits: PlanLimits): number {
 }
 
 /**
+ * `task(0) … task(count - 1)` with at most `window` under way at once, results in index order:
+ * for requests that pass the key's limiter but send nothing (Send and Wait's lookups).
+ */
+export async function inWindow<T>(count: number, window: number, task: (index: number) => Promise<T>): Promise<T[]> {
+	const results = new Array<T>(count);
+	let next = 0;
+	const worker = async () => {
+		while (next < count) {
+			const index = next++;
+			results[index] = await task(index);
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(window, count) }, worker));
+	return results;
+}
+
+/**
  * Posts `work` (single messages, or Send Bulk's calls) with at most `window` under way at once:
  * the next is started as one settles, so promises and limiter jobs do not grow with the list.
  *
