@@ -4,20 +4,6 @@
  */
 export const SERVICE = {
 	defaultSenderId: 'SVCSMS',
-	paths: {
-		sendSms: '/api/sms/send-api',
-		message: (messageId: string) => `/api/sms/messages/${encodeURIComponent(messageId)}`,
-		batch: (batchId: string) => `/api/sms/batches/${encodeURIComponent(batchId)}`,
-		deliveryRates: '/api/sms/analytics/delivery-rates',
-		senderIds: '/api/sms/sender-ids',
-		campaigns: '/api/sms/campaigns',
-		campaign: (id: string | number) => `/api/sms/campaigns/${encodeURIComponent(String(id))}`,
-		chatMessages: '/api/chat/messages',
-		chatTemplates: '/api/chat/templates',
-		chatTemplate: (name: string) => `/api/chat/templates/${encodeURIComponent(name)}`,
-		login: '/api/auth/login',
-		balance: '/api/account/balance',
-	},
 	/** Largest page the list endpoints accept. */
 	maxPageSize: 100,
 	/** Webhook signature: `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the raw body>`. */
