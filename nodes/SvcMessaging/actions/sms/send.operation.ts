@@ -90,7 +90,7 @@ export interface PreparedSms {
  * without expressions are read once, and when message, sender ID and options are the same as the
  * previous item's (the usual case) their checks are not repeated: only the phone number is.
  */
-function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
+function smsPreparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 	const node = ctx.getNode();
 	const readOptions = perItemParameter<IDataObject>(ctx, 'options', {});
 	const readPhone = perItemParameter<unknown>(ctx, 'phoneNumber', '');
@@ -128,13 +128,9 @@ function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 	};
 }
 
-const preparers = new WeakMap<IExecuteFunctions, (i: number) => PreparedSms>();
-
-/** One item's message, checked (see preparer); nothing is sent. */
-export async function prepare(this: IExecuteFunctions, i: number): Promise<PreparedSms> {
-	let read = preparers.get(this);
-	if (!read) preparers.set(this, (read = preparer(this)));
-	return read(i);
+/** The run's reader of one item's message, checked (see smsPreparer); nothing is sent. */
+export function preparer(this: IExecuteFunctions): (i: number) => PreparedSms {
+	return smsPreparer(this);
 }
 
 export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms | ItemFailure>): Promise<INodeExecutionData[]> {

@@ -14,7 +14,7 @@ import {
 import { ACCEPTED_AT, isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
 import { lookUpWaiting, pollUntilFinal } from './deliveryPolling';
 import { reportUrlOf, waitForReports } from './deliveryWebhookWait';
-import { messageFields, prepare as prepareSms, sendMessages, type PreparedSms } from './send.operation';
+import { messageFields, preparer as smsPreparer, sendMessages, type PreparedSms } from './send.operation';
 
 const { timeoutSeconds, pollIntervalSeconds } = DELIVERY_WAIT;
 
@@ -120,7 +120,7 @@ export async function resume(this: IExecuteFunctions, items: INodeExecutionData[
 }
 
 /** The same message fields and checks as Send. */
-export const prepare = prepareSms;
+export const preparer = smsPreparer;
 
 export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms | ItemFailure>): Promise<INodeExecutionData[][]> {
 	let mode = this.getNodeParameter('waitMode', 0, 'polling') as WaitInfo['mode'];

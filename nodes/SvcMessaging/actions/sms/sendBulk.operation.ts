@@ -128,13 +128,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['sendBulk'] } }, properties);
 
-const readers = new WeakMap<IExecuteFunctions, (i: number) => ItemRecipients>();
-
-/** One item's recipients (one, or its list), checked; nothing is sent. */
-export function prepare(this: IExecuteFunctions, i: number): ItemRecipients {
-	let read = readers.get(this);
-	if (!read) readers.set(this, (read = recipientReader(this)));
-	return read(i);
+/** The run's reader of one item's recipients (one, or its list), checked; nothing is sent. */
+export function preparer(this: IExecuteFunctions): (i: number) => ItemRecipients {
+	return recipientReader(this);
 }
 
 /**
