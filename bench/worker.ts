@@ -37,6 +37,11 @@ export interface NodeScenario {
 	sharedLimit?: SharedLimitSettings;
 	/** sample the V8 heap during the execution (its peak); costs CPU, so the memory row only */
 	sampleHeap?: boolean;
+	/**
+	 * Every this many ms while the execution runs: a full GC, then the heap left (the live heap),
+	 * so that V8's lazy collection does not blur what the send holds; the highest is reported.
+	 */
+	liveHeapEveryMs?: number;
 }
 
 export interface SharedLimitSettings {
@@ -67,6 +72,10 @@ export interface WorkerResult {
 	heapBeforeMb: number;
 	rssPeakGrowthMb: number;
 	heapGrowthMb: number;
+	/** highest live heap (after a full GC) sampled while the execution ran, minus before it; null unless liveHeapEveryMs */
+	liveHeapGrowthMb: number | null;
+	/** live heap samples taken */
+	liveHeapSamples: number;
 	/** highest V8 heap in use while the execution ran (sampled) minus before it; null unless sampleHeap */
 	peakHeapGrowthMb: number | null;
 	executions: ExecutionFigures[];
@@ -77,12 +86,17 @@ export interface WorkerResult {
  * `startAt` (Date.now() clock) of the `go` that follows, so that several worker processes start
  * together.
  */
-export type ToWorker = { type: 'run'; scenario: NodeScenario; url: string; barrier?: boolean } | { type: 'go'; startAt: number } | { type: 'exit' };
+export type ToWorker =
+	| { type: 'run'; scenario: NodeScenario; url: string; barrier?: boolean }
+	| { type: 'baseline'; scenario: NodeScenario }
+	| { type: 'go'; startAt: number }
+	| { type: 'exit' };
 
 export type FromWorker =
 	| { type: 'ready' }
 	| { type: 'armed' }
 	| { type: 'result'; result: WorkerResult }
+	| { type: 'baseline'; heapMb: number }
 	| { type: 'error'; message: string };
 
 /**
@@ -173,6 +187,23 @@ function sampleHeapPeak(): { stop: () => number } {
 	};
 }
 
+/** The live heap (after a full GC), every `everyMs` while the execution runs: its highest value. */
+function sampleLiveHeap(everyMs: number): { stop: () => { peak: number; samples: number } } {
+	let peak = 0;
+	let samples = 0;
+	const timer = setInterval(() => {
+		global.gc?.();
+		peak = Math.max(peak, process.memoryUsage().heapUsed);
+		samples++;
+	}, everyMs);
+	return {
+		stop: () => {
+			clearInterval(timer);
+			return { peak, samples };
+		},
+	};
+}
+
 async function run(scenario: NodeScenario, url: string, barrier = false): Promise<WorkerResult> {
 	const { executeNode, registerNodeType } = await import('../test/helpers/n8n');
 	registerNodeType(BENCH_NODE_NAME, new BenchUserBuild());
@@ -196,6 +227,7 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 	}
 
 	const heapPeak = scenario.sampleHeap ? sampleHeapPeak() : undefined;
+	const liveHeap = scenario.liveHeapEveryMs ? sampleLiveHeap(scenario.liveHeapEveryMs) : undefined;
 	const cpu = process.cpuUsage();
 	const startedAt = Date.now();
 	const started = performance.now();
@@ -221,6 +253,7 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 	// The heap when the execution ended (output items included), and its sampled peak.
 	const heapAfter = process.memoryUsage().heapUsed;
 	const heapPeakBytes = heapPeak?.stop();
+	const live = liveHeap?.stop();
 
 	return {
 		id: scenario.id,
@@ -232,6 +265,8 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 		heapBeforeMb: mb(heapBefore),
 		rssPeakGrowthMb: mb(rssPeak - rssBefore),
 		heapGrowthMb: mb(heapAfter - heapBefore),
+		liveHeapGrowthMb: live && live.samples ? mb(live.peak - heapBefore) : null,
+		liveHeapSamples: live?.samples ?? 0,
 		peakHeapGrowthMb: heapPeakBytes === undefined ? null : mb(Math.max(heapPeakBytes, heapAfter) - heapBefore),
 		executions: figures,
 	};
@@ -240,6 +275,14 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 process.on('message', (message: ToWorker) => {
 	if (message.type === 'go') {
 		go?.(message.startAt);
+		return;
+	}
+	if (message.type === 'baseline') {
+		// The heap a run of this scenario starts from (its input items built, after a GC), sends nothing.
+		const inputs = inputItems(message.scenario.items, message.scenario.offset ?? 0);
+		global.gc?.();
+		process.send!({ type: 'baseline', heapMb: mb(process.memoryUsage().heapUsed) } satisfies FromWorker);
+		void inputs.length;
 		return;
 	}
 	if (message.type === 'exit') {

@@ -12,6 +12,8 @@ export type ProxyMode = 'open' | 'cut' | 'silent' | 'slow';
 export interface TcpProxy {
 	port: number;
 	setMode(mode: ProxyMode, delayMs?: number): void;
+	/** connections clients opened (or tried to open) through the proxy so far */
+	connections(): number;
 	close(): Promise<void>;
 }
 
@@ -24,7 +26,9 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
 		if (mode === 'slow') setTimeout(() => to.destroyed || to.write(chunk), delay);
 		else to.write(chunk);
 	};
+	let connections = 0;
 	const server: Server = createServer((client) => {
+		connections++;
 		if (mode === 'cut') {
 			client.resetAndDestroy?.() ?? client.destroy();
 			return;
@@ -43,6 +47,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	return {
 		port: (server.address() as { port: number }).port,
+		connections: () => connections,
 		setMode(next, delayMs = 0) {
 			mode = next;
 			delay = delayMs;

@@ -7,7 +7,6 @@
 import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
 import { executeNode, shutdownN8nCore } from '../helpers/n8n';
 import { laneOf, limiterFor } from '../../nodes/SvcMessaging/transport/limiter';
-import { inWindow } from '../../nodes/SvcMessaging/transport/requestWindow';
 
 let emu: RunningEmulator;
 
@@ -112,18 +111,5 @@ describe('shared limiter', () => {
 		expect(laneOf(ctx('1', 'SMS'))).toBe(laneOf(ctx('1', 'SMS')));
 		expect(laneOf(ctx('1', 'SMS'))).not.toBe(laneOf(ctx('2', 'SMS')));
 		expect(laneOf(ctx('1', 'SMS'))).not.toBe(laneOf(ctx('1', 'SMS 2')));
-	});
-
-	it('inWindow runs at most `window` tasks at once and keeps the results in order', async () => {
-		let running = 0;
-		let most = 0;
-		const results = await inWindow(20, 3, async (i) => {
-			most = Math.max(most, ++running);
-			await new Promise((resolve) => setImmediate(resolve));
-			running--;
-			return i * 2;
-		});
-		expect(most).toBe(3);
-		expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i * 2));
 	});
 });

@@ -114,9 +114,25 @@ describe('Send Bulk: a failed execution retried', () => {
 	it("a retry is not held back by an earlier execution that finished with the same messages (yesterday's reminder)", async () => {
 		const items = phones(30_000_000, 2);
 		await executeNode({ parameters: bulkParameters(), credentials: free(), executionId: `done-${run}-a` }, items);
-		const [out] = await executeNode({ parameters: bulkParameters(), credentials: free(), executionId: `done-${run}-b`, mode: 'retry' }, items);
-		expect(out.every((i) => i.json.accepted === true && i.json.alreadySent === undefined)).toBe(true);
+		// The retry comes a day later (past SEND_LEDGER.finishedRunRetryWindowMs).
+		const realNow = Date.now.bind(Date);
+		const later = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 24 * 3600 * 1000);
+		try {
+			const [out] = await executeNode({ parameters: bulkParameters(), credentials: free(), executionId: `done-${run}-b`, mode: 'retry' }, items);
+			expect(out.every((i) => i.json.accepted === true && i.json.alreadySent === undefined)).toBe(true);
+		} finally {
+			later.mockRestore();
+		}
 		expect(smsNumbers()).toHaveLength(4);
+	});
+
+	it('the node succeeded, then the execution crashed before n8n saved its progress: a Retry within the hour sends none again', async () => {
+		const items = phones(35_000_000, 3);
+		await executeNode({ parameters: bulkParameters(), credentials: free(), executionId: `crash-${run}-a` }, items);
+		const [out] = await executeNode({ parameters: bulkParameters(), credentials: free(), executionId: `crash-${run}-b`, mode: 'retry' }, items);
+		expect(out.map((i) => i.json.alreadySent)).toEqual([true, true, true]);
+		expect(out.map((i) => (i.json.sentIn as { executionId: string }).executionId)).toEqual([`crash-${run}-a`, `crash-${run}-a`, `crash-${run}-a`]);
+		expect(smsNumbers()).toHaveLength(3);
 	});
 
 	it('the same recipient twice in one run is two messages, and a second Retry of the same failed execution sends none again', async () => {

@@ -28,7 +28,7 @@ describe('actions/executor.ts: the one per-item loop', () => {
 		const { ctx } = fakeContext();
 		const sent: unknown[] = [];
 		const operation: SendOperation<number> = {
-			prepare: async (i) => {
+			preparer: () => async (i: number) => {
 				if (i === 2) throw new NodeOperationError(ctx.getNode(), 'Item 2: "Phone Number" is wrong', { itemIndex: 2 });
 				return i * 10;
 			},
@@ -45,7 +45,7 @@ describe('actions/executor.ts: the one per-item loop', () => {
 		const { ctx } = fakeContext({ continueOnFail: true });
 		let seen: unknown[] = [];
 		const operation: SendOperation<number> = {
-			prepare: async (i) => {
+			preparer: () => async (i: number) => {
 				if (i === 0) throw new Error('bad');
 				return i;
 			},
@@ -59,10 +59,29 @@ describe('actions/executor.ts: the one per-item loop', () => {
 		expect(seen[1]).toBe(1);
 	});
 
+	it('the preparer is built once per run, and reads each item in order', async () => {
+		const { ctx } = fakeContext();
+		let built = 0;
+		const read: number[] = [];
+		const operation: SendOperation<number> = {
+			preparer: () => {
+				built++;
+				return (i) => {
+					read.push(i);
+					return i;
+				};
+			},
+			send: async (prepared) => prepared.map((p, i) => ({ json: { p: p as number }, pairedItem: { item: i } })),
+		};
+		await runOperation(ctx, operation, items(5));
+		expect(built).toBe(1);
+		expect(read).toEqual([0, 1, 2, 3, 4]);
+	});
+
 	it('a resumed wait is sorted by resume, not prepared or sent again', async () => {
 		const { ctx } = fakeContext();
 		const operation: SendOperation<number> = {
-			prepare: async () => {
+			preparer: () => {
 				throw new Error('must not prepare');
 			},
 			send: async () => {

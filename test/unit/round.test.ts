@@ -4,7 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
 import { heldSize } from '../../nodes/SvcMessaging/sending/ledgerMemory';
 import { failureOf } from '../../nodes/SvcMessaging/sending/outcomes';
-import { sendOnce, type SendUnit, type UnitOutcome } from '../../nodes/SvcMessaging/sending/round';
+import { finishRun, sendOnce, type SendUnit, type UnitOutcome } from '../../nodes/SvcMessaging/sending/round';
+import { SEND_LEDGER } from '../../nodes/SvcMessaging/transport/service';
 import { API_KEY, fakeContext } from './fakeContext';
 
 /** A post that accepts every unit except those named, which fail as "may have been processed" (a timeout). */
@@ -79,13 +80,46 @@ describe('sending/round.ts: the send-once round with the in-process ledger', () 
 		expect(retryPost.posted).toEqual(['b']);
 	});
 
-	it('a run that finished is never matched by a later retry: the same message is a new message', async () => {
+	it('a run that finished is matched by a retry within SEND_LEDGER.finishedRunRetryWindowMs, not by a later one', async () => {
 		const first = fakeContext({ credentials: API_KEY, executionId: 'e1' });
 		await sendOnce(first.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => poster().post(first.ctx, p, s) }, (o) => o);
-		const retry = fakeContext({ credentials: API_KEY, executionId: 'e2', mode: 'retry' });
-		const again = poster();
-		await sendOnce(retry.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => again.post(retry.ctx, p, s) }, (o) => o);
-		expect(again.posted).toEqual(['a']);
+		// A crash after the node succeeded, progress not saved: the Retry soon after sends nothing again.
+		const soon = fakeContext({ credentials: API_KEY, executionId: 'e2', mode: 'retry' });
+		const none = poster();
+		const [repeated] = await sendOnce(soon.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => none.post(soon.ctx, p, s) }, (o) => o);
+		expect(none.posted).toEqual([]);
+		expect(repeated).toMatchObject({ ok: true, json: { alreadySent: true } });
+		// The same message a day later (yesterday's reminder) is a new message.
+		const realNow = Date.now.bind(Date);
+		const later = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + SEND_LEDGER.finishedRunRetryWindowMs + 1000);
+		try {
+			const retry = fakeContext({ credentials: API_KEY, executionId: 'e3', mode: 'retry' });
+			const again = poster();
+			await sendOnce(retry.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => again.post(retry.ctx, p, s) }, (o) => o);
+			expect(again.posted).toEqual(['a']);
+		} finally {
+			later.mockRestore();
+		}
+	});
+
+	it('a run that finishes later (Send and Wait) stays open until finishRun: a retry meanwhile finds its messages whatever their age', async () => {
+		const first = fakeContext({ credentials: API_KEY, executionId: 'w1' });
+		await sendOnce(first.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, finishesLater: true, post: (p, s) => poster().post(first.ctx, p, s) }, (o) => o);
+		const realNow = Date.now.bind(Date);
+		const later = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + SEND_LEDGER.finishedRunRetryWindowMs + 1000);
+		try {
+			const retry = fakeContext({ credentials: API_KEY, executionId: 'w2', mode: 'retry' });
+			const none = poster();
+			await sendOnce(retry.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => none.post(retry.ctx, p, s) }, (o) => o);
+			expect(none.posted).toEqual([]);
+			await finishRun(first.ctx);
+			const after = fakeContext({ credentials: API_KEY, executionId: 'w3', mode: 'retry' });
+			const again = poster();
+			await sendOnce(after.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => again.post(after.ctx, p, s) }, (o) => o);
+			expect(again.posted).toEqual(['w']);
+		} finally {
+			later.mockRestore();
+		}
 	});
 
 	it('a finished run is marked so: its entries are the first to go past the bound; a failed run is not', async () => {

@@ -6,7 +6,7 @@ import { wrapError } from '../transport/errors';
 /**
  * How an operation runs, chosen by what its file exports:
  * - a lookup exports `execute(i)`: one item's result (or a list of results);
- * - a send exports `prepare(i)` (reads and checks one item, sends nothing) and `send(prepared)`,
+ * - a send exports `preparer()` (the run's reader of one item: reads and checks it, sends nothing) and `send(prepared)`,
  *   so that every item is checked before anything is sent; Send and Wait also exports `resume`,
  *   which takes over when the items are a waiting execution's messages.
  */
@@ -15,8 +15,12 @@ export interface LookupOperation {
 }
 
 export interface SendOperation<P = unknown> {
-	/** May answer at once (no promise per item: Send Bulk prepares 100,000 items). */
-	prepare(this: IExecuteFunctions, itemIndex: number): P | Promise<P>;
+	/**
+	 * Built once per node run: reads and checks one item (sends nothing). It may keep what the run's
+	 * items share (parameters without expressions, the last item's checks, looked-up templates), and
+	 * may answer at once (no promise per item: Send Bulk prepares 100,000 items).
+	 */
+	preparer(this: IExecuteFunctions): (itemIndex: number) => P | Promise<P>;
 	send(this: IExecuteFunctions, prepared: Array<P | ItemFailure>, items: INodeExecutionData[]): Promise<INodeExecutionData[] | INodeExecutionData[][]>;
 	resume?(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][] | undefined>;
 	/** whether `send` answers with several outputs (Send and Wait: Delivered, Not Delivered) */
@@ -27,10 +31,10 @@ export type Operation = LookupOperation | SendOperation;
 
 /** Runs an operation over the input items: the one per-item loop of the node. */
 export async function runOperation(ctx: IExecuteFunctions, operation: Operation, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	if (!('prepare' in operation)) return [await lookupEach(ctx, items, operation)];
+	if (!('preparer' in operation)) return [await lookupEach(ctx, items, operation)];
 	const resumed = operation.resume ? await operation.resume.call(ctx, items) : undefined;
 	if (resumed) return resumed;
-	const prepared = await prepareEach(ctx, items, (i) => operation.prepare.call(ctx, i));
+	const prepared = await prepareEach(ctx, items, operation.preparer.call(ctx));
 	const output = await operation.send.call(ctx, prepared, items);
 	return operation.multipleOutputs ? (output as INodeExecutionData[][]) : [output as INodeExecutionData[]];
 }

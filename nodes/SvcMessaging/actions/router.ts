@@ -12,8 +12,8 @@ import * as sms from './sms';
 const resources = { account, campaign, chatMessage, chatTemplate, senderId, sms } as unknown as Record<string, Record<string, unknown>>;
 
 function isOperation(candidate: unknown): candidate is Operation {
-	const op = candidate as Partial<Record<'execute' | 'prepare' | 'send', unknown>> | undefined;
-	return typeof op?.execute === 'function' || (typeof op?.prepare === 'function' && typeof op?.send === 'function');
+	const op = candidate as Partial<Record<'execute' | 'preparer' | 'send', unknown>> | undefined;
+	return typeof op?.execute === 'function' || (typeof op?.preparer === 'function' && typeof op?.send === 'function');
 }
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

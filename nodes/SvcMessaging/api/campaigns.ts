@@ -2,44 +2,44 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { SvcContext } from '../transport/credentials';
 import { apiRequest } from '../transport/request';
-import { SERVICE } from '../transport/service';
+import { PATHS } from './paths';
 import type { Page } from './pages';
 
 // Campaign endpoints (account login) answer bare objects, without the `{ success, data }` envelope.
 
 /** `POST /api/sms/campaigns`. */
 export async function createCampaign(ctx: SvcContext, body: IDataObject, itemIndex?: number): Promise<IDataObject> {
-	return (await apiRequest.call(ctx, { method: 'POST', path: SERVICE.paths.campaigns, auth: 'account', body, itemIndex })) as IDataObject;
+	return (await apiRequest.call(ctx, { method: 'POST', path: PATHS.campaigns, auth: 'account', body, itemIndex })) as IDataObject;
 }
 
 /** `GET /api/sms/campaigns/:id`. */
 export async function getCampaign(ctx: SvcContext, id: string, itemIndex?: number): Promise<IDataObject> {
-	return (await apiRequest.call(ctx, { method: 'GET', path: SERVICE.paths.campaign(id), auth: 'account', itemIndex })) as IDataObject;
+	return (await apiRequest.call(ctx, { method: 'GET', path: PATHS.campaign(id), auth: 'account', itemIndex })) as IDataObject;
 }
 
 /** `PATCH /api/sms/campaigns/:id` (DRAFT or SCHEDULED only). */
 export async function updateCampaign(ctx: SvcContext, id: string, body: IDataObject, itemIndex?: number): Promise<IDataObject> {
-	return (await apiRequest.call(ctx, { method: 'PATCH', path: SERVICE.paths.campaign(id), auth: 'account', body, itemIndex })) as IDataObject;
+	return (await apiRequest.call(ctx, { method: 'PATCH', path: PATHS.campaign(id), auth: 'account', body, itemIndex })) as IDataObject;
 }
 
 /** `DELETE /api/sms/campaigns/:id`: `{ id, deleted: true }`. */
 export async function deleteCampaign(ctx: SvcContext, id: string, itemIndex?: number): Promise<IDataObject> {
-	return (await apiRequest.call(ctx, { method: 'DELETE', path: SERVICE.paths.campaign(id), auth: 'account', itemIndex })) as IDataObject;
+	return (await apiRequest.call(ctx, { method: 'DELETE', path: PATHS.campaign(id), auth: 'account', itemIndex })) as IDataObject;
 }
 
 /** `POST /api/sms/campaigns/:id/send` (no body): the campaign, now SENDING. */
 export async function sendCampaignNow(ctx: SvcContext, id: string, itemIndex?: number): Promise<IDataObject> {
-	return (await apiRequest.call(ctx, { method: 'POST', path: `${SERVICE.paths.campaign(id)}/send`, auth: 'account', itemIndex })) as IDataObject;
+	return (await apiRequest.call(ctx, { method: 'POST', path: `${PATHS.campaign(id)}/send`, auth: 'account', itemIndex })) as IDataObject;
 }
 
 /** `POST /api/sms/campaigns/:id/cancel`. */
 export async function cancelCampaign(ctx: SvcContext, id: string, itemIndex?: number): Promise<IDataObject> {
-	return (await apiRequest.call(ctx, { method: 'POST', path: `${SERVICE.paths.campaign(id)}/cancel`, auth: 'account', itemIndex })) as IDataObject;
+	return (await apiRequest.call(ctx, { method: 'POST', path: `${PATHS.campaign(id)}/cancel`, auth: 'account', itemIndex })) as IDataObject;
 }
 
 /** One page of `GET /api/sms/campaigns` (most recent first): `{ data, total, page, limit, totalPages }`. */
 export async function listCampaignsPage(ctx: SvcContext, page: number, limit: number, itemIndex?: number): Promise<Page> {
-	const body = (await apiRequest.call(ctx, { method: 'GET', path: SERVICE.paths.campaigns, auth: 'account', qs: { page, limit }, itemIndex })) as IDataObject;
+	const body = (await apiRequest.call(ctx, { method: 'GET', path: PATHS.campaigns, auth: 'account', qs: { page, limit }, itemIndex })) as IDataObject;
 	const data = Array.isArray(body?.data) ? (body.data as IDataObject[]) : [];
 	const totalPages = Number(body?.totalPages);
 	return {

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { randomUUID } from 'crypto';
 
 import { digest, sharedLimitOf } from '../transport/redis';
+import { SEND_LEDGER } from '../transport/service';
 import { clearHeldEntries, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
 import { redisLedgerStore } from './ledgerRedis';
 
@@ -15,9 +16,13 @@ import { redisLedgerStore } from './ledgerRedis';
  * the same message occurs more than once in one run. A run looks the ledger up only when it may
  * repeat an earlier one: when it is an execution retry, or when this node already sent in this
  * execution and run. A new execution is never suppressed. An execution retry matches entries of
- * runs that did not finish (a run that finished is never re-run by a retry), so yesterday's
- * identical, successful message does not hold back today's; runs of retries never count as
- * finished, so a second Retry of the same failed execution finds what the first one sent.
+ * runs that did not finish, and of runs that finished within SEND_LEDGER.finishedRunRetryWindowMs
+ * (one hour) before it: a run that finished is re-run by a retry only when the execution failed
+ * after the node succeeded, before n8n saved its progress (off by default), and such a Retry comes
+ * soon; so it sends none of them again, while yesterday's identical, successful message does not
+ * hold back today's retry. A run is finished only when its items are: Send and Wait finishes its
+ * run when the wait ends, not when it posts. Runs of retries never count as finished, so a second
+ * Retry of the same failed execution finds what the first one sent.
  *
  * n8n does not tell a node which execution a retry retries (`retryOf` stays in n8n's CLI layer:
  * IWorkflowExecuteAdditionalData has no such field, n8n 1.x and 2.x alike), so a match can come from
@@ -65,6 +70,14 @@ const UNDER_WAY: LedgerEntry = {
 class HeldOther {
 	constructor(readonly entry: LedgerEntry) {}
 }
+
+/**
+ * Held in this process for a message found surely not posted (refused before it was sent, e.g. its
+ * request failed unsent when the shared Redis was lost) whose "under way" entry Redis may still hold
+ * because Redis could not take its removal: a retry in this process then sends it (nobody got it),
+ * unless Redis holds a later write, from another worker.
+ */
+const NOT_POSTED = new HeldOther({ outcome: 'unknown', message: 'not posted' });
 
 const heldForm = (entry: LedgerEntry): object => (entry.outcome === 'accepted' ? entry.json : new HeldOther(entry));
 const entryOf = (held: object): LedgerEntry => (held instanceof HeldOther ? held.entry : { outcome: 'accepted', json: held as IDataObject });
@@ -145,17 +158,26 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 			done = finishedRuns.has(otherRunKey) ? Promise.resolve(true) : (redis?.isFinished(digest(otherRunKey)) ?? Promise.resolve(false));
 			finished.set(stored.run, done);
 		}
-		return (await done) ? undefined : earlier;
+		if (!(await done)) return earlier;
+		// A finished run is re-run by a retry only when the execution failed after the node succeeded
+		// (progress not saved): recent entries hold; an old run's (yesterday's reminder) do not.
+		return stored.at !== undefined && Date.now() - stored.at <= SEND_LEDGER.finishedRunRetryWindowMs ? earlier : undefined;
 	};
 
 	return {
 		consult,
 		async lookup(identities) {
-			const found = heldEntries(scopeKey, identities).map((held): Stored | undefined => held && { run: held.run, at: held.at, entry: entryOf(held.entry) });
+			const held = heldEntries(scopeKey, identities);
+			const found = held.map((h): Stored | undefined => (h && h.entry !== NOT_POSTED ? { run: h.run, at: h.at, entry: entryOf(h.entry) } : undefined));
 			if (redis) {
 				const missing = found.flatMap((stored, i) => (stored ? [] : [i]));
 				const fromRedis = await redis.get(missing.map((i) => keyOf(identities[i])));
-				missing.forEach((i, n) => (found[i] = fromRedis[n] ? (JSON.parse(fromRedis[n]!) as Stored) : undefined));
+				missing.forEach((i, n) => {
+					const stored = fromRedis[n] ? (JSON.parse(fromRedis[n]!) as Stored) : undefined;
+					const notPosted = held[i];
+					// Known here as not posted: only a later write (another worker's) counts.
+					found[i] = stored && (!notPosted || (stored.at ?? 0) > notPosted.at) ? stored : undefined;
+				});
 			}
 			const finished = new Map<string, Promise<boolean>>();
 			return await Promise.all(found.map(async (stored) => await applies(stored, finished)));
@@ -171,7 +193,10 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 			const notSent: string[] = [];
 			for (const [identity, entry] of entries) {
 				if (!entry) {
-					if (redis) notSent.push(keyOf(identity));
+					if (redis) {
+						notSent.push(keyOf(identity));
+						holdEntry(scopeKey, identity, runKey, run, NOT_POSTED, at);
+					}
 					continue;
 				}
 				// In this process the entry is the output's own object (no copy: a send of 100,000 messages

@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { SvcContext } from '../transport/credentials';
+import { getServiceCredentials, planLimits, type SvcContext } from '../transport/credentials';
 import { messageIdentities } from './ledger';
 import { failureOf, finishSend, outputFailure, type ItemFailure } from './outcomes';
-import { sendOnce, type SendUnit, type UnitOutcome } from './round';
+import { sendOnce, type SendUnit, type Settle, type UnitOutcome } from './round';
+import { postInWindow, sendWindow } from './window';
 
 /** One item's request, built and checked before anything is sent. */
 export interface PreparedPost {
@@ -27,6 +28,8 @@ export interface PostEachOptions {
 	identityOfInvalid: (itemIndex: number) => IDataObject;
 	/** "Check Balance Before Sending": the estimate */
 	creditsNeeded?: number;
+	/** see RoundOptions.finishesLater */
+	finishesLater?: boolean;
 }
 
 interface ItemUnit extends SendUnit {
@@ -43,30 +46,31 @@ export async function postEach(ctx: IExecuteFunctions, prepared: PreparedOrFaile
 	prepared.forEach((p, i) => {
 		if (!('error' in p)) units.push({ itemIndex: i, identity: identities[i], prepared: p });
 	});
+	const window = sendWindow(planLimits(await getServiceCredentials.call(ctx, 'apiKey')));
+	const postOne = async (unit: ItemUnit, settle: Settle<ItemUnit>) => {
+		let outcome: UnitOutcome;
+		try {
+			const data = await options.post(ctx, unit.prepared.body, unit.itemIndex);
+			outcome = { ok: true, json: unit.prepared.output(data ?? {}) };
+		} catch (error) {
+			outcome = { ok: false, failure: failureOf(ctx, error, unit.itemIndex) };
+		}
+		await settle([[unit, outcome]]);
+	};
 	return await sendOnce(
 		ctx,
 		units,
 		{
 			kind: 'apiKey',
 			creditsNeeded: options.creditsNeeded,
+			finishesLater: options.finishesLater,
 			resendUnknown: ctx.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean,
-			post: async (pending, settle) => {
-				await Promise.all(
-					pending.map(async (unit) => {
-						let outcome: UnitOutcome;
-						try {
-							const data = await options.post(ctx, unit.prepared.body, unit.itemIndex);
-							outcome = { ok: true, json: unit.prepared.output(data ?? {}) };
-						} catch (error) {
-							outcome = { ok: false, failure: failureOf(ctx, error, unit.itemIndex) };
-						}
-						await settle([[unit, outcome]]);
-					}),
-				);
-			},
+			// A bounded window of requests at a time (sending/window.ts), never the whole list.
+			post: async (pending, settle) => await postInWindow(pending, window, postOne, (unit) => [unit], settle),
 		},
 		(outcomes) => {
-			const byItem = new Map(units.map((unit, n) => [unit.itemIndex, outcomes[n]]));
+			// `outcomes` follows `units`, which follow `prepared` without its failed items.
+			let n = 0;
 			const failures: ItemFailure[] = [];
 			let accepted = 0;
 			const output = prepared.map((p, i): INodeExecutionData => {
@@ -74,7 +78,7 @@ export async function postEach(ctx: IExecuteFunctions, prepared: PreparedOrFaile
 					failures.push(p);
 					return outputFailure(ctx, p, options.identityOfInvalid(i));
 				}
-				const outcome = byItem.get(i)!;
+				const outcome = outcomes[n++];
 				if (outcome.ok) {
 					accepted++;
 					return { json: outcome.json, pairedItem: { item: i } };

@@ -37,6 +37,11 @@ export interface RoundOptions<U extends SendUnit> {
 	repeatedAsIs?: boolean;
 	/** the refusal of a unit an earlier try may have sent (default: unknownOutcomeError) */
 	refuseUnknown?: (earlier: EarlierEntry & { outcome: 'unknown' }, unit: U) => NodeApiError | NodeOperationError;
+	/**
+	 * The run is not finished when its messages are posted (Send and Wait: it waits for them first);
+	 * the operation calls finishRun when it is.
+	 */
+	finishesLater?: boolean;
 	/** posts the pending units (each once) and settles each as its answer arrives */
 	post: (pending: U[], settle: Settle<U>) => Promise<void>;
 }
@@ -120,6 +125,19 @@ export async function sendOnce<U extends SendUnit, T>(
 		});
 	}
 	const result = conclude(units.map((unit) => unit.outcome!));
-	await ledger.finish();
+	if (!options.finishesLater) await ledger.finish();
 	return result;
+}
+
+/**
+ * Marks this node run finished in the API key's send ledger, when its messages are (a run of
+ * `finishesLater`). Should the ledger's Redis be out of reach the run stays open: a retry then
+ * still finds its messages, the safe side.
+ */
+export async function finishRun(ctx: IExecuteFunctions): Promise<void> {
+	try {
+		await (await openLedger(ctx)).finish();
+	} catch {
+		// left open on purpose (see above)
+	}
 }

@@ -4,20 +4,6 @@
  */
 export const SERVICE = {
 	defaultSenderId: 'SVCSMS',
-	paths: {
-		sendSms: '/api/sms/send-api',
-		message: (messageId: string) => `/api/sms/messages/${encodeURIComponent(messageId)}`,
-		batch: (batchId: string) => `/api/sms/batches/${encodeURIComponent(batchId)}`,
-		deliveryRates: '/api/sms/analytics/delivery-rates',
-		senderIds: '/api/sms/sender-ids',
-		campaigns: '/api/sms/campaigns',
-		campaign: (id: string | number) => `/api/sms/campaigns/${encodeURIComponent(String(id))}`,
-		chatMessages: '/api/chat/messages',
-		chatTemplates: '/api/chat/templates',
-		chatTemplate: (name: string) => `/api/chat/templates/${encodeURIComponent(name)}`,
-		login: '/api/auth/login',
-		balance: '/api/account/balance',
-	},
 	/** Largest page the list endpoints accept. */
 	maxPageSize: 100,
 	/** Webhook signature: `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the raw body>`. */
@@ -142,6 +128,12 @@ export const LOGIN_RETRY = {
  * sends it again. Not in the spec: the package's own bounds.
  */
 export const SEND_LEDGER = {
+	/**
+	 * An execution Retry also honours entries of runs that FINISHED (the node succeeded, then the
+	 * execution crashed before n8n saved its progress) when written this recently; older finished
+	 * entries (yesterday's identical reminder) do not hold a retry back.
+	 */
+	finishedRunRetryWindowMs: 60 * 60 * 1000,
 	/** how long an entry stays in the shared Redis (an execution Retry later than this is not covered) */
 	redisTtlMs: 72 * 3600 * 1000,
 	/**

@@ -134,9 +134,9 @@ export const description = updateDisplayOptions({ show: { resource: ['campaign']
  * items is checked as a whole in `send` (one error names every invalid number), so an item has
  * nothing to check on its own.
  */
-export async function prepare(this: IExecuteFunctions, i: number): Promise<PreparedCampaign | null> {
+export function preparer(this: IExecuteFunctions): (i: number) => PreparedCampaign | null {
 	const source = this.getNodeParameter('recipientsSource', 0) as RecipientsSource;
-	return source === 'items' ? null : prepareCampaign(this, i, itemNumbers(this, source, i));
+	return (i) => (source === 'items' ? null : prepareCampaign(this, i, itemNumbers(this, source, i)));
 }
 
 export async function send(

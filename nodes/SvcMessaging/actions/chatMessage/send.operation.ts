@@ -8,7 +8,7 @@ import { getServiceCredentials, isSandboxKey } from '../../transport/credentials
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
 import { defaultCountryOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
 import { changedInV2 } from '../versions';
-import { MEDIA_TYPES, newSendCache, prepareChatMessage, type SendCache } from './messageBody';
+import { MEDIA_TYPES, newSendCache, prepareChatMessage } from './messageBody';
 
 const MESSAGE_TYPE_OPTIONS_V2 = [
 	{ name: 'Document', value: 'document', description: 'PDF, DOC(X), XLS(X) or PPT(X), up to 100 MB' },
@@ -187,13 +187,10 @@ export const templateFields: INodeProperties[] = properties
 	.filter((p) => ['template', 'templateLanguage', 'templateVariables'].includes(p.name))
 	.map(({ displayOptions: _shownForTemplateType, ...field }) => field);
 
-const caches = new WeakMap<IExecuteFunctions, SendCache>();
-
-/** One item's chat message, checked; templates and media links are looked up once per run. */
-export async function prepare(this: IExecuteFunctions, i: number): Promise<PreparedPost> {
-	let cache = caches.get(this);
-	if (!cache) caches.set(this, (cache = newSendCache()));
-	return await prepareChatMessage(this, cache, i);
+/** The run's reader of one item's chat message, checked; templates and media links are looked up once per run. */
+export function preparer(this: IExecuteFunctions): (i: number) => Promise<PreparedPost> {
+	const cache = newSendCache();
+	return async (i) => await prepareChatMessage(this, cache, i);
 }
 
 export async function send(this: IExecuteFunctions, prepared: PreparedOrFailed[]): Promise<INodeExecutionData[]> {

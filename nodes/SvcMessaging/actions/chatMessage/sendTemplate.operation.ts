@@ -10,7 +10,7 @@ import { chatNumberCheckOption, phoneNumberField, recipientTypeField, templateFi
  * n8n's WhatsApp Business Cloud node). The item is read and sent by Send's code; the message type
  * follows from the operation (messageBody.ts).
  */
-export { prepare, send } from './send.operation';
+export { preparer, send } from './send.operation';
 
 const EMPTY_PICKER_HINT =
 	'Only APPROVED templates are listed. An empty list: create one with Chat Template → Create and wait for its approval (Chat Template → Get shows its status), or type the name of an approved template with By Name.';

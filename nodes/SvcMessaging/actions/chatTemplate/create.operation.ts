@@ -189,9 +189,9 @@ function templateRequest(ctx: IExecuteFunctions, i: number): PreparedPost {
 	return { body, identity: { name: head.name }, output: (data) => ({ ...data }) };
 }
 
-/** One item's template, checked against every structure rule; nothing is sent. */
-export async function prepare(this: IExecuteFunctions, i: number): Promise<PreparedPost> {
-	return templateRequest(this, i);
+/** The run's reader of one item's template, checked against every structure rule; nothing is sent. */
+export function preparer(this: IExecuteFunctions): (i: number) => PreparedPost {
+	return (i) => templateRequest(this, i);
 }
 
 export async function send(this: IExecuteFunctions, prepared: PreparedOrFailed[]): Promise<INodeExecutionData[]> {

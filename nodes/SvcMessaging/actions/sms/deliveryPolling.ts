@@ -2,13 +2,16 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { getMessage } from '../../api/sms';
+import { inWindow, sendWindow } from '../../sending/window';
+import { getServiceCredentials, planLimits } from '../../transport/credentials';
 import { DELIVERY_WAIT } from '../../transport/service';
 import { afterFailedLookup, isWaiting, waitInfoOf, withStatus } from './deliveryOutcome';
 
 /**
  * Looks up each message that is not final yet (GET /api/sms/messages/:id, through the key's
- * limiter like every request, so lookups never cause a 429 and take turns with sends). A lookup
- * that fails leaves the message waiting; it is tried again next round.
+ * limiter like every request, so lookups never cause a 429 and take turns with sends), a bounded
+ * window at a time (sending/window.ts), not a promise and limiter job per message. A lookup that
+ * fails leaves the message waiting; it is tried again next round.
  */
 export async function lookUpWaiting(
 	ctx: IExecuteFunctions,
@@ -18,22 +21,22 @@ export async function lookUpWaiting(
 	/** polling: only the messages still in their wait (or never looked up) */
 	shouldLookUp: (item: INodeExecutionData, index: number) => boolean = () => true,
 ): Promise<INodeExecutionData[]> {
-	return await Promise.all(
-		items.map(async (item, i) => {
-			if (!isWaiting(item) || !shouldLookUp(item, i)) return item;
-			try {
-				const message = await getMessage(ctx, String(item.json.messageId), i);
-				if (typeof message?.status !== 'string') return item;
-				if (awaitFailureReports && message.status === 'FAILED') return afterFailedLookup(item, message, DELIVERY_WAIT.failureReasonGraceMs);
-				return withStatus(item, message);
-			} catch (error) {
-				ctx.logger.debug(`SVC Messaging: looking up message ${String(item.json.messageId)} failed; trying again`, {
-					error: (error as Error).message,
-				});
-				return item;
-			}
-		}),
-	);
+	const window = sendWindow(planLimits(await getServiceCredentials.call(ctx, 'apiKey')));
+	return await inWindow(items.length, window, async (i) => {
+		const item = items[i];
+		if (!isWaiting(item) || !shouldLookUp(item, i)) return item;
+		try {
+			const message = await getMessage(ctx, String(item.json.messageId), i);
+			if (typeof message?.status !== 'string') return item;
+			if (awaitFailureReports && message.status === 'FAILED') return afterFailedLookup(item, message, DELIVERY_WAIT.failureReasonGraceMs);
+			return withStatus(item, message);
+		} catch (error) {
+			ctx.logger.debug(`SVC Messaging: looking up message ${String(item.json.messageId)} failed; trying again`, {
+				error: (error as Error).message,
+			});
+			return item;
+		}
+	});
 }
 
 /**

@@ -103,7 +103,7 @@ export interface PreparedSms {
  * without expressions are read once, and when message, sender ID and options are the same as the
  * previous item's (the usual case) their checks are not repeated: only the phone number is.
  */
-function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
+function smsPreparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 	const node = ctx.getNode();
 	const readOptions = perItemParameter<IDataObject>(ctx, 'options', {});
 	const readPhone = perItemParameter<unknown>(ctx, 'phoneNumber', '');
@@ -142,17 +142,22 @@ function preparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 	};
 }
 
-const preparers = new WeakMap<IExecuteFunctions, (i: number) => PreparedSms>();
-
-/** One item's message, checked (see preparer); nothing is sent. */
-export async function prepare(this: IExecuteFunctions, i: number): Promise<PreparedSms> {
-	let read = preparers.get(this);
-	if (!read) preparers.set(this, (read = preparer(this)));
-	return read(i);
+/** The run's reader of one item's message, checked (see smsPreparer); nothing is sent. */
+export function preparer(this: IExecuteFunctions): (i: number) => PreparedSms {
+	return smsPreparer(this);
 }
 
 export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms | ItemFailure>): Promise<INodeExecutionData[]> {
 	return await sendMessages(this, prepared);
+}
+
+export interface SendMessagesOptions {
+	/** sent, but not part of the message's identity in the send ledger */
+	extraBody?: IDataObject;
+	/** adds to an accepted message's output when the service accepts it (Send and Wait: the acceptance time) */
+	onAccepted?: (json: IDataObject) => IDataObject;
+	/** Send and Wait: the run is finished when the wait is (sending/round.ts finishRun) */
+	finishesLater?: boolean;
 }
 
 /**
@@ -164,20 +169,20 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 export async function sendMessages(
 	ctx: IExecuteFunctions,
 	prepared: Array<PreparedSms | ItemFailure>,
-	extraBody: IDataObject = {},
-	/** adds to an accepted message's output when the service accepts it (Send and Wait: the acceptance time) */
-	onAccepted: (json: IDataObject) => IDataObject = (json) => json,
+	{ extraBody = {}, onAccepted = (json) => json, finishesLater = false }: SendMessagesOptions = {},
 ): Promise<INodeExecutionData[]> {
 	const sandbox = isSandboxKey(await getServiceCredentials.call(ctx, 'apiKey'));
 	const messages: string[] = [];
 	let replacing = false;
+	const withExtra = Object.keys(extraBody).length > 0;
 	const posts = prepared.map((p): PreparedOrFailed => {
 		if ('error' in p) return p;
 		const { body, stats, replaced } = p;
 		messages.push(body.message as string);
 		replacing ||= replaced !== undefined;
 		return {
-			body: { ...body, ...extraBody },
+			// No copy per item unless something is added (Send and Wait's report URL).
+			body: withExtra ? { ...body, ...extraBody } : body,
 			ledgerBody: body,
 			identity: { phoneNumber: body.phoneNumber },
 			output: (data) => onAccepted({
@@ -198,6 +203,7 @@ export async function sendMessages(
 	return await postEach(ctx, posts, {
 		post: sendSms,
 		noun: 'message',
+		finishesLater,
 		identityOfInvalid: (i) => ({ phoneNumber: ctx.getNodeParameter('phoneNumber', i, '') }),
 		creditsNeeded: ctx.getNodeParameter('checkBalance', 0, false)
 			? messages.reduce((sum, message) => sum + analyzeMessage(message).credits, 0)

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { ItemFailure } from '../../sending/outcomes';
+import { finishRun } from '../../sending/round';
 import { getServiceCredentials } from '../../transport/credentials';
 import { DELIVERY_WAIT } from '../../transport/service';
 import {
@@ -13,7 +14,7 @@ import {
 import { ACCEPTED_AT, isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
 import { lookUpWaiting, pollUntilFinal } from './deliveryPolling';
 import { keepWaitSecret, newWaitSecret, reportUrlOf, waitForReports } from './deliveryWebhookWait';
-import { messageFields, prepare as prepareSms, sendMessages, type PreparedSms } from './send.operation';
+import { messageFields, preparer as smsPreparer, sendMessages, type PreparedSms } from './send.operation';
 
 const { timeoutSeconds, pollIntervalSeconds } = DELIVERY_WAIT;
 
@@ -119,7 +120,7 @@ export async function resume(this: IExecuteFunctions, items: INodeExecutionData[
 }
 
 /** The same message fields and checks as Send. */
-export const prepare = prepareSms;
+export const preparer = smsPreparer;
 
 export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms | ItemFailure>): Promise<INodeExecutionData[][]> {
 	let mode = this.getNodeParameter('waitMode', 0, 'polling') as WaitInfo['mode'];
@@ -128,7 +129,13 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 	const secret = mode === 'webhook' ? keepWaitSecret(this.getExecuteData(), newWaitSecret()) : '';
 	const extraBody: IDataObject = mode === 'webhook' ? { webhookUrl: reportUrlOf(this, secret) } : {};
 	// The timeout counts from each message's acceptance: sending many items through the key's limiter takes a while.
-	const sent = await sendMessages(this, prepared, extraBody, (json) => ({ ...json, [ACCEPTED_AT]: new Date().toISOString() }));
+	// The run is finished when the wait is, not when the messages are posted: an execution that ends
+	// while it waits (a crash, a timeout, Stop) must leave a retry finding what it sent.
+	const sent = await sendMessages(this, prepared, {
+		extraBody,
+		onAccepted: (json) => ({ ...json, [ACCEPTED_AT]: new Date().toISOString() }),
+		finishesLater: true,
+	});
 	// Messages a failed run sent report to that run's URL: after a retry, look them up instead.
 	if (sent.some((item) => item.json.alreadySent === true)) mode = 'polling';
 
@@ -143,10 +150,17 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 		const info: WaitInfo = { mode, since, until, item: inputIndexOf(item, index) };
 		return { ...item, json: { ...json, [WAIT_KEY]: info } };
 	});
-	if (!waiting.some(isWaiting)) return splitOutcomes(waiting, true);
+	if (!waiting.some(isWaiting)) return await finished(this, waiting);
 	if (mode === 'webhook') return await waitForReports(this, waiting, waitInfoOf(waiting[0])!, apiKey);
 	const interval = Number(this.getNodeParameter('options.pollInterval', 0, pollIntervalSeconds.default)) * 1000;
-	return splitOutcomes(await pollUntilFinal(this, waiting, interval), true);
+	return await finished(this, await pollUntilFinal(this, waiting, interval));
+}
+
+/** Every message is final (or its wait timed out): the outputs, and the run finished in the send ledger. */
+async function finished(ctx: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	const outputs = splitOutcomes(items, true);
+	await finishRun(ctx);
+	return outputs;
 }
 
 /**
@@ -161,7 +175,7 @@ async function resumed(ctx: IExecuteFunctions, items: INodeExecutionData[], wait
 	const signedReports = typeof credentials.webhookSecret === 'string' && credentials.webhookSecret !== '';
 	const timedOut = Date.now() >= Date.parse(wait.until) - 1000;
 	const current = items.some(isWaiting) ? await lookUpWaiting(ctx, items, signedReports && !timedOut) : items;
-	if (timedOut || !current.some(isWaiting)) return splitOutcomes(current, true);
+	if (timedOut || !current.some(isWaiting)) return await finished(ctx, current);
 	return await waitForReports(ctx, current, wait, String(credentials.apiKey ?? ''));
 }
 

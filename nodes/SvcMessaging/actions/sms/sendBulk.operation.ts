@@ -6,7 +6,7 @@ import { finishSend, outputFailure, type ItemFailure } from '../../sending/outco
 import { sendOnce } from '../../sending/round';
 import { getServiceCredentials, planLimits } from '../../transport/credentials';
 import { errorCodeOf } from '../../transport/errors';
-import { inWindow } from '../../transport/requestWindow';
+import { postInWindow } from '../../sending/window';
 import {
 	checkBalanceField,
 	defaultCountryOption,
@@ -130,13 +130,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['sendBulk'] } }, properties);
 
-const readers = new WeakMap<IExecuteFunctions, (i: number) => ItemRecipients>();
-
-/** One item's recipients (one, or its list), checked; nothing is sent. */
-export function prepare(this: IExecuteFunctions, i: number): ItemRecipients {
-	let read = readers.get(this);
-	if (!read) readers.set(this, (read = recipientReader(this)));
-	return read(i);
+/** The run's reader of one item's recipients (one, or its list), checked; nothing is sent. */
+export function preparer(this: IExecuteFunctions): (i: number) => ItemRecipients {
+	return recipientReader(this);
 }
 
 /**
@@ -160,7 +156,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 			post: async (pending, settle) => {
 				const chunks = chunksOf(pending, limits.recipientsPerCall);
 				// Concurrently through the key's shared limiter, a bounded number at a time.
-				await inWindow(chunks.length, bulkCallWindow(limits), async (n) => await sendChunk(this, chunks[n], settle));
+				await postInWindow(chunks, bulkCallWindow(limits), async (chunk, watched) => await sendChunk(this, chunk, watched), (c) => c.members.slice(c.start, c.end), settle);
 			},
 		},
 		(settled) => {

@@ -1,0 +1,74 @@
+/**
+ * Send and Wait (polling) on a worker that is SIGKILLed while it polls, its limit and send ledger
+ * shared through Redis; then the executions list's Retry on a fresh worker (this process, whose own
+ * ledger never saw the messages). The run was not finished (it finishes when its wait ends), so
+ * the Retry finds every message in Redis and sends none again. Counted at the emulator.
+ */
+import { spawn } from 'child_process';
+import { join } from 'path';
+
+import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
+import { executeNode, shutdownN8nCore } from '../helpers/n8n';
+import { startRedis, type RedisServer } from '../helpers/services';
+import { recordCase } from './tally';
+import { sendAndWaitParameters } from './waitingN8n';
+import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
+import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
+
+const REDIS_PASSWORD = 'redis-killed-pw-0001';
+let emu: RunningEmulator;
+let redis: RedisServer;
+
+beforeAll(async () => {
+	redis = await startRedis({ password: REDIS_PASSWORD });
+	// Real time: a message is final 4 s after it is accepted, so the worker is still polling when killed.
+	emu = await startEmulator({ port: 0, timeScale: 1 });
+}, 120_000);
+
+afterAll(async () => {
+	await closeSharedLimiters();
+	await closeRedisClients();
+	await emu.close();
+	await redis.stop();
+	await shutdownN8nCore();
+});
+
+const credentials = () => ({
+	baseUrl: emu.url,
+	apiKey: SEED_KEYS.business,
+	plan: 'business',
+	sharedRateLimit: true,
+	redisHost: '127.0.0.1',
+	redisPort: redis.port,
+	redisPassword: REDIS_PASSWORD,
+	redisDatabase: 0,
+	redisPrefix: 'svc-messaging-killed',
+});
+
+it('a worker SIGKILLed while Send and Wait polls, then Retry on a fresh worker: no number gets two SMS', async () => {
+	const phones = ['+254712360001', '+254712360002', '+254712360003'];
+	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'sendAndWaitWorker.ts'), JSON.stringify({ credentials: credentials(), phones, executionId: 'killed-a' })], {
+		cwd: join(__dirname, '../..'),
+		stdio: 'ignore',
+	});
+	const exited = new Promise((resolve) => child.once('exit', resolve));
+	// Killed once it polls: every message is posted and its answer written to Redis.
+	const polled = () => emu.control.requests().some((r) => r.method === 'GET' && r.path.startsWith('/api/sms/messages/'));
+	for (let i = 0; i < 1200 && !polled() && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 25));
+	expect(polled()).toBe(true);
+	child.kill('SIGKILL');
+	await exited;
+	expect(emu.control.messages()).toHaveLength(3);
+
+	const [delivered, notDelivered] = await executeNode(
+		{ parameters: { ...sendAndWaitParameters('polling', 10), options: { pollInterval: 1 } }, credentials: { svcMessagingApi: credentials() }, executionId: 'killed-b', mode: 'retry' },
+		phones.map((phone) => ({ phone })),
+	);
+	expect([...delivered, ...notDelivered].map((i) => i.json.alreadySent)).toEqual([true, true, true]);
+	const counts = new Map<string, number>();
+	for (const m of emu.control.messages()) counts.set(String(m.phoneNumber), (counts.get(String(m.phoneNumber)) ?? 0) + 1);
+	const sentTwice = [...counts.values()].filter((n) => n > 1).length;
+	const lost = phones.filter((p) => !counts.has(p)).length;
+	expect({ sentTwice, lost }).toEqual({ sentTwice: 0, lost: 0 });
+	recordCase('Send and Wait polling, worker SIGKILLed mid-wait, Retry on a fresh worker with the shared Redis', { sentTwice, lost, forgedAccepted: 0 });
+}, 120_000);
