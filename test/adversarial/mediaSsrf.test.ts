@@ -56,7 +56,9 @@ it.each(PRIVATE_LINKS)('refuses a media link to %s before any request', async (n
 	const error = await errorOf(
 		chatSend(emu.url, { phoneNumber: OPTED_IN, messageType: 'image', mediaLink: '={{ $json.link }}', options: { verifyMediaLink: true } }, items),
 	);
-	expect(error.message).toMatch(/^Item 0: "Media Link" must point to a public host: .+ \(turn on the option "Allow Private Media Hosts" to allow it\)$/);
+	expect(error.message).toMatch(/^Item 0: "Media Link" must point to a public host: .+ \(turn on the option "Allow Private Media Hosts" to allow it\) \(got ".+"\)$/);
+	// The refusal quotes the link (shortened) so that a user finds the row.
+	expect(error.message).toContain(`(got ${JSON.stringify(link.length > 40 ? `${link.slice(0, 39)}…` : link)})`);
 	expect(chatPosts()).toHaveLength(0);
 	expect(host.heads).toHaveLength(0);
 	recordCase(`media link to ${name}: refused before any request`, { sentTwice: 0, lost: 0, forgedAccepted: chatPosts().length + host.heads.length });
