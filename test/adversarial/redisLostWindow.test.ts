@@ -5,68 +5,32 @@
  * connection of its own. After Redis is back, the executions list's Retry sends exactly those items.
  * Everything is counted at the emulator: 0 numbers with two SMS, 0 numbers without one.
  */
-import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import { startRedis, type RedisServer } from '../helpers/services';
+import { executeNode } from '../helpers/n8n';
 import { sendParameters } from '../sms/fixtures';
+import { useRedisBehindProxy } from './redisBehindProxy';
 import { recordCase } from './tally';
-import { startTcpProxy, type TcpProxy } from './tcpProxy';
-import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
-import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 
-const REDIS_PASSWORD = 'redis-window-pw-0001';
-let emu: RunningEmulator;
-let redis: RedisServer;
-let proxy: TcpProxy;
-
-beforeAll(async () => {
-	redis = await startRedis({ password: REDIS_PASSWORD });
-	proxy = await startTcpProxy(redis.port);
-	emu = await startEmulator({ port: 0, timeScale: 1000 });
-}, 120_000);
-
-afterAll(async () => {
-	await closeSharedLimiters();
-	await closeRedisClients();
-	await proxy.close();
-	await emu.close();
-	await redis.stop();
-	await shutdownN8nCore();
-});
-
-const credentials = () => ({
-	svcMessagingApi: {
-		baseUrl: emu.url,
-		apiKey: SEED_KEYS.free,
-		plan: 'free',
-		sharedRateLimit: true,
-		redisHost: '127.0.0.1',
-		redisPort: proxy.port,
-		redisPassword: REDIS_PASSWORD,
-		redisDatabase: 0,
-		redisPrefix: 'svc-messaging-window',
-	},
-});
+const bed = useRedisBehindProxy('window');
 
 const ITEMS = 40;
 const items = Array.from({ length: ITEMS }, (_, i) => ({ phone: `+2547130${String(i).padStart(5, '0')}` }));
 
 function smsPerNumber(): Map<string, number> {
 	const counts = new Map<string, number>();
-	for (const m of emu.control.messages()) counts.set(String(m.phoneNumber), (counts.get(String(m.phoneNumber)) ?? 0) + 1);
+	for (const m of bed.emu.control.messages()) counts.set(String(m.phoneNumber), (counts.get(String(m.phoneNumber)) ?? 0) + 1);
 	return counts;
 }
 
 it('Redis lost mid-run: the unposted items fail together without a connection each; Retry sends exactly them', async () => {
-	const setup = { parameters: sendParameters(), credentials: credentials(), settings: { onError: 'continueRegularOutput' as const }, executionId: 'window-1' };
+	const setup = { parameters: sendParameters(), credentials: bed.credentials(), settings: { onError: 'continueRegularOutput' as const }, executionId: 'window-1' };
 	const started = Date.now();
 	const run = executeNode(setup, items);
 	// 40 sends at Free's 5/s take 8 s; the window holds 10 of them. Redis goes after about 2 s.
 	await new Promise((r) => setTimeout(r, 2_000));
-	const connectionsBefore = proxy.connections();
-	proxy.setMode('cut');
+	const connectionsBefore = bed.proxy.connections();
+	bed.proxy.setMode('cut');
 	const [out] = await run;
-	const attemptsWhileCut = proxy.connections() - connectionsBefore;
+	const attemptsWhileCut = bed.proxy.connections() - connectionsBefore;
 	const ms = Date.now() - started;
 
 	expect(out).toHaveLength(ITEMS);
@@ -89,7 +53,7 @@ it('Redis lost mid-run: the unposted items fail together without a connection ea
 	expect([...counts.values()].every((n) => n === 1)).toBe(true);
 
 	// Redis is back (with its "under way" entries of the items that were never posted); the executions list's Retry.
-	proxy.setMode('open');
+	bed.proxy.setMode('open');
 	const [retried] = await executeNode({ ...setup, executionId: 'window-2', mode: 'retry' }, items);
 	expect(retried.every((item) => item.json.accepted === true)).toBe(true);
 	expect(retried.filter((item) => item.json.alreadySent === true)).toHaveLength(accepted.length);
