@@ -1,17 +1,9 @@
 import { SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
-import type { TestCredentials } from '../helpers/n8n';
 
 export { SEED_KEYS, SEED_LOGINS };
 
 export { emulator, waitFor } from '../helpers/emulator';
-
-export function apiKeyCredentials(url: string, apiKey: string = SEED_KEYS.business, plan = 'business'): TestCredentials {
-	return { svcMessagingApi: { baseUrl: url, apiKey, plan } };
-}
-
-export function accountCredentials(url: string, login: { email: string; password: string } = SEED_LOGINS.demo): TestCredentials {
-	return { svcMessagingAccountApi: { baseUrl: url, email: login.email, password: login.password, accessToken: '' } };
-}
+export { accountCredentials, apiKeyCredentials } from '../helpers/credentials';
 
 export const noSender = { __rl: true, mode: 'list', value: '' };
 

@@ -164,7 +164,7 @@ describe('error texts', () => {
 	it("one call's error shared by several items names them all, not [item 0]", async () => {
 		const parameters = { resource: 'sms', operation: 'sendBulk', recipientsSource: 'items', phoneNumber: '={{ $json.phone }}', variablesSource: 'none', message: 'x', senderId: noSender, options: {} };
 		const error = await errorOf(
-			executeNode({ parameters, credentials: apiKeyCredentials(emu.url, SEED_KEYS.broke, 'free'), typeVersion: 2 }, [{ phone: PHONE }, { phone: '+254712345679' }, { phone: '+254712345670' }]),
+			executeNode({ parameters, credentials: apiKeyCredentials(emu.url, { apiKey: SEED_KEYS.broke, plan: 'free' }), typeVersion: 2 }, [{ phone: PHONE }, { phone: '+254712345679' }, { phone: '+254712345670' }]),
 		);
 		expect(error.message).toMatch(/^Not enough credits on the account: .* \[items 0, 1, 2\]$/);
 		expect(emu.control.messages()).toHaveLength(0);
