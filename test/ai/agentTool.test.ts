@@ -7,27 +7,18 @@
  * real HTTP. Real n8n runs the same through test/e2e/ai.e2e.test.ts.
  */
 import { ExecuteContext } from 'n8n-core';
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INode,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-	INodeTypes,
-	IVersionedNodeType,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeType, INodeTypeDescription, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
 import { createRunExecutionData, NodeConnectionTypes, NodeHelpers, NodeOperationError, Workflow } from 'n8n-workflow';
 
+import { useEmulator } from '../helpers/emulatorFixture';
 import { TOOL_DESCRIPTIONS } from '../../nodes/SvcMessaging/actions/tool.descriptions';
 import { DEFAULT_AGENT_MESSAGE_CAP, messagesCounted, reserveAgentMessages } from '../../nodes/SvcMessaging/aiTool/agentCap';
 import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
-import type { RunningEmulator } from '../emulator';
-import { additionalData, credentialsHelper, shutdownN8nCore } from '../helpers/n8n';
+import { additionalData, credentialsHelper } from '../helpers/n8n';
 import { startRedis, type RedisServer } from '../helpers/services';
-import { emulator, SEED_KEYS, sent } from '../sms/fixtures';
+import { SEED_KEYS, sent } from '../sms/fixtures';
 
 const PACKAGE = 'n8n-nodes-svc-messaging';
 
@@ -89,7 +80,7 @@ const nodeTypes: INodeTypes = {
 	getKnownTypes: () => ({}),
 };
 
-let emu: RunningEmulator;
+const emu = useEmulator();
 let counter = 0;
 
 const fromAI = (key: string, description: string, type = 'string') => `={{ $fromAI('${key}', '${description}', '${type}') }}`;
@@ -193,17 +184,6 @@ async function reserveInOtherExecution(executionId: string, cap = DEFAULT_AGENT_
 }
 
 const phone = (n: number) => `+25472200${String(1000 + n).padStart(4, '0')}`;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-beforeEach(async () => {
-	await emu.control.reset();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
 
 describe('SVC Messaging Tool: description and arguments', () => {
 	it('gives the model the operation’s own description and the $fromAI arguments', async () => {

@@ -3,35 +3,12 @@
  * every message type, the chat error codes as the user sees them, the checks made before sending,
  * and the template picker and variable mapper.
  */
-import { SEED_KEYS, startEmulator, type RunningEmulator } from '../emulator/index';
-import { executeNode, listSearch, resourceMapping, shutdownN8nCore } from '../helpers/n8n';
-import {
-	chatSend,
-	credentials,
-	errorOf,
-	jsonTemplate,
-	locator,
-	mapped,
-	NOT_OPTED_IN,
-	OPTED_IN,
-	OPTED_IN_2,
-	OPTED_IN_NG,
-	startErrorService,
-	startMediaHost,
-	templateOp,
-	waitUntil,
-} from './helpers';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_KEYS } from '../emulator/index';
+import { executeNode, listSearch, resourceMapping } from '../helpers/n8n';
+import { chatSend, credentials, errorOf, jsonTemplate, locator, mapped, NOT_OPTED_IN, OPTED_IN, OPTED_IN_2, OPTED_IN_NG, startErrorService, startMediaHost, templateOp, waitUntil } from './helpers';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 0.001 });
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
+const emu = useEmulator();
 
 const chatPosts = () => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/chat/messages');
 const credits = () => emu.state.accounts.get('acc_demo')!.credits;

@@ -5,33 +5,13 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startEmulator, type RunningEmulator } from '../emulator/index';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import {
-	chatSend,
-	credentials,
-	errorOf,
-	formTemplate,
-	jsonTemplate,
-	locator,
-	mapped,
-	OPTED_IN,
-	OPTED_IN_NG,
-	templateOp,
-	waitUntil,
-} from './helpers';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
+import { chatSend, credentials, errorOf, formTemplate, jsonTemplate, locator, mapped, OPTED_IN, OPTED_IN_NG, templateOp, waitUntil } from './helpers';
 
-let emu: RunningEmulator;
+const emu = useEmulator({ timeScale: 0.1 });
 
 // Review takes 2 s of emulator time: 200 ms here, long enough to see PENDING first.
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 0.1 });
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
 
 const templatePosts = () => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/chat/templates');
 const templateGets = () => emu.control.requests().filter((r) => r.method === 'GET' && r.path === '/api/chat/templates');

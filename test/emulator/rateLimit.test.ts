@@ -1,17 +1,11 @@
+import { useEmulator } from '../helpers/emulatorFixture';
 import { SEED_KEYS, startEmulator, type RunningEmulator } from './index';
 import { takeSlot, takeToken } from './rateLimit';
 import type { ApiKeyRecord, Bucket } from './state';
 import { Client, expectError, type Res } from './testkit';
 
-let emu: RunningEmulator;
-let api: Client;
-
-beforeAll(async () => {
-	emu = await startEmulator({ timeScale: 0.001 });
-	api = new Client(emu.url);
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.control.reset());
+const emu = useEmulator();
+const api = new Client(emu);
 
 /** Sends `n` requests back to back; retries the whole burst (fresh buckets) if the machine was too slow for it to count as one burst. */
 async function burst(n: number, send: () => Promise<Res>, withinMs: number): Promise<Res[]> {

@@ -5,18 +5,11 @@
  * start (loading, the first connection) does not count.
  * Takes ~40 s: the plan allows no faster.
  */
-import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_KEYS } from '../emulator';
+import { executeNode } from '../helpers/n8n';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 1000, rateLimit: 'sliding-window' });
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator({ timeScale: 1000, rateLimit: 'sliding-window' });
 
 it('200 single sends on a Free key: no 429, at ≥ 90 % of 5 requests/s', async () => {
 	const items = Array.from({ length: 200 }, (_, i) => ({ phone: `+2547${String(30_000_000 + i)}` }));

@@ -1,16 +1,8 @@
-import { executeNode, listSearch, shutdownN8nCore } from '../helpers/n8n';
-import type { RunningEmulator } from '../emulator';
-import { apiKeyCredentials, emulator, sendParameters, waitFor } from './fixtures';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode, listSearch } from '../helpers/n8n';
+import { apiKeyCredentials, sendParameters, waitFor } from './fixtures';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator();
 
 describe('SMS lookups and Sender IDs', () => {
 	it('Get Message follows a message to its final status', async () => {

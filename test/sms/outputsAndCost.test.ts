@@ -7,22 +7,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { executeNodeWithHints, shutdownN8nCore } from '../helpers/n8n';
-import type { RunningEmulator } from '../emulator';
-import { apiKeyCredentials, emulator, noSender, sendParameters, sent } from './fixtures';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNodeWithHints } from '../helpers/n8n';
+import { apiKeyCredentials, noSender, sendParameters, sent } from './fixtures';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-beforeEach(async () => {
-	await emu.control.reset();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator();
 
 const run = async (parameters: IDataObject, items: IDataObject[]) => {
 	const { output, hints } = await executeNodeWithHints({ parameters, credentials: apiKeyCredentials(emu.url) }, items);

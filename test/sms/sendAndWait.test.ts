@@ -7,23 +7,15 @@ import { createHmac } from 'node:crypto';
 
 import type { IExecuteData, INodeExecutionData } from 'n8n-workflow';
 
+import { useEmulator } from '../helpers/emulatorFixture';
 import { afterFailedLookup, splitOutcomes, WAIT_KEY, wakeAtOf } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
 import { deadlineSignature, keepWaitSecret, newWaitSecret, reportToken } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
 import { description } from '../../nodes/SvcMessaging/actions/sms/sendAndWait.operation';
 import { DELIVERY_WAIT } from '../../nodes/SvcMessaging/transport/service';
-import type { RunningEmulator } from '../emulator';
-import { callWebhook, executeNode, shutdownN8nCore } from '../helpers/n8n';
-import { apiKeyCredentials, emulator, noSender, SEED_KEYS, sent } from './fixtures';
+import { callWebhook, executeNode } from '../helpers/n8n';
+import { apiKeyCredentials, noSender, SEED_KEYS, sent } from './fixtures';
 
-let emu: RunningEmulator;
-beforeAll(async () => {
-	emu = await emulator();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
+const emu = useEmulator();
 
 const parameters = (extra: Record<string, unknown> = {}) => ({
 	resource: 'sms',

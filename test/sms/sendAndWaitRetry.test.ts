@@ -4,19 +4,12 @@
  * timeout, Stop) and is then retried from the executions list (a NEW execution in mode `retry`)
  * must send none of its messages again. Counted at the emulator: 0 numbers with two SMS.
  */
-import { SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import { emulator, noSender } from './fixtures';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_KEYS } from '../emulator';
+import { executeNode } from '../helpers/n8n';
+import { noSender } from './fixtures';
 
-let emu: RunningEmulator;
-beforeAll(async () => {
-	emu = await emulator();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
+const emu = useEmulator();
 
 const parameters = (waitMode: 'polling' | 'webhook', timeout: number) => ({
 	resource: 'sms',

@@ -1,19 +1,8 @@
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import type { RunningEmulator } from '../emulator';
-import { apiKeyCredentials, emulator, noSender, SEED_KEYS, sent } from './fixtures';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
+import { apiKeyCredentials, noSender, SEED_KEYS, sent } from './fixtures';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-beforeEach(async () => {
-	await emu.control.reset();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator();
 
 const bulk = (extra: Record<string, unknown> = {}) => ({
 	resource: 'sms',

@@ -9,23 +9,15 @@ import { join } from 'path';
 
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { SEED_KEYS, SEED_LOGINS, startEmulator, type RunningEmulator } from '../emulator/index';
-import { executeNode, shutdownN8nCore, type TestCredentials } from '../helpers/n8n';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_KEYS, SEED_LOGINS } from '../emulator/index';
+import { executeNode, type TestCredentials } from '../helpers/n8n';
 import { jsonTemplate, templateOp, waitUntil } from '../chat/helpers';
 
 const workflow = JSON.parse(readFileSync(join(__dirname, '../fixtures/workflow-v1.json'), 'utf8')) as { nodes: INode[] };
 const saved = (name: string) => workflow.nodes.find((n) => n.name === name)!;
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 0.001 });
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
+const emu = useEmulator();
 
 function credentials(): TestCredentials {
 	return {

@@ -5,21 +5,13 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { SEED_KEYS, SEED_LOGINS, startEmulator, type RunningEmulator } from '../emulator/index';
-import { executeNode, listSearch, shutdownN8nCore, type TestCredentials } from '../helpers/n8n';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_KEYS, SEED_LOGINS } from '../emulator/index';
+import { executeNode, listSearch, type TestCredentials } from '../helpers/n8n';
 import { jsonTemplate, mapped, templateOp, waitUntil } from '../chat/helpers';
 import { nairobiWallClock } from '../campaign/helpers';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 0.001 });
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
+const emu = useEmulator();
 
 function credentials(): TestCredentials {
 	return {

@@ -1,0 +1,38 @@
+/**
+ * A real redis-server for a block's tests (the shared rate limit, the send ledger): started before the
+ * block, and after it the package's shared limiters and Redis clients are closed before the server
+ * stops, so no client reconnects to a server that is gone.
+ */
+import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
+import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
+import { startRedis, type RedisServer } from './services';
+
+/** Installing redis-server on first use can take a while. */
+const START_TIMEOUT_MS = 120_000;
+
+export function useRedis(options: { password?: string } = {}): RedisServer {
+	let running: RedisServer | undefined;
+	beforeAll(async () => {
+		running = await startRedis(options);
+	}, START_TIMEOUT_MS);
+	afterAll(async () => {
+		await closeSharedLimiters();
+		await closeRedisClients();
+		await running?.stop();
+		running = undefined;
+	});
+	const current = () => {
+		if (!running) throw new Error('Redis runs only inside hooks and tests of the block that called useRedis()');
+		return running;
+	};
+	return {
+		get host() {
+			return current().host;
+		},
+		get port() {
+			return current().port;
+		},
+		stop: async (abrupt?: boolean) => await current().stop(abrupt),
+		restart: async () => await current().restart(),
+	};
+}
