@@ -9,11 +9,7 @@ import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
 import { fieldPath, perItemParameter } from '../../nodes/SvcMessaging/actions/parameters';
 import { normalizePhoneNumber, SUPPORTED_COUNTRIES } from '../../nodes/SvcMessaging/rules/phone';
-import { executeNode, registerNodeType, shutdownN8nCore } from '../helpers/n8n';
-
-afterAll(async () => {
-	await shutdownN8nCore();
-});
+import { executeNode, registerNodeType } from '../helpers/n8n';
 
 describe('perItemParameter', () => {
 	const expressions: Record<string, unknown> = {
