@@ -9,7 +9,8 @@ import { hostname } from 'node:os';
 
 import { startEmulator, type RunningEmulator } from '../emulator';
 import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import { chatSend, credentials, errorOf, OPTED_IN, startMediaHost } from '../chat/helpers';
+import { apiKeyCredentials } from '../helpers/credentials';
+import { chatSend, errorOf, OPTED_IN, startMediaHost } from '../chat/helpers';
 import { recordCase } from './tally';
 
 let emu: RunningEmulator;
@@ -69,7 +70,7 @@ it('with Continue On Fail, every private link is one error item naming its rule;
 	const [out] = await executeNode(
 		{
 			parameters: { resource: 'chatMessage', operation: 'send', phoneNumber: OPTED_IN, messageType: 'image', mediaLink: '={{ $json.link }}' },
-			credentials: credentials(emu.url),
+			credentials: apiKeyCredentials(emu.url),
 			settings: { onError: 'continueRegularOutput' },
 		},
 		links,

@@ -3,10 +3,11 @@
  * every message type, the chat error codes as the user sees them, the checks made before sending,
  * and the template picker and variable mapper.
  */
+import { apiKeyCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { SEED_KEYS } from '../emulator/index';
 import { executeNode, listSearch, resourceMapping } from '../helpers/n8n';
-import { chatSend, credentials, errorOf, jsonTemplate, locator, mapped, NOT_OPTED_IN, OPTED_IN, OPTED_IN_2, OPTED_IN_NG, startErrorService, startMediaHost, templateOp, waitUntil } from './helpers';
+import { chatSend, errorOf, jsonTemplate, locator, mapped, NOT_OPTED_IN, OPTED_IN, OPTED_IN_2, OPTED_IN_NG, startErrorService, startMediaHost, templateOp, waitUntil } from './helpers';
 
 const emu = useEmulator();
 
@@ -285,7 +286,7 @@ describe('chat errors of the service, as the user sees them', () => {
 		const out = await executeNode(
 			{
 				parameters: { resource: 'chatMessage', operation: 'send', phoneNumber: '={{ $json.phone }}', messageType: 'text', text: 'Hi' },
-				credentials: credentials(emu.url),
+				credentials: apiKeyCredentials(emu.url),
 				settings: { onError: 'continueRegularOutput' },
 			},
 			[{ phone: OPTED_IN }, { phone: NOT_OPTED_IN }],
@@ -357,7 +358,7 @@ describe('media and text checks before sending', () => {
 	it('does not send an accepted message again when n8n retries the node in the same execution', async () => {
 		const setup = {
 			parameters: { resource: 'chatMessage', operation: 'send', phoneNumber: '={{ $json.phone }}', messageType: 'text', text: 'Once' },
-			credentials: credentials(emu.url),
+			credentials: apiKeyCredentials(emu.url),
 			executionId: 'chat-retry-1',
 		};
 		const items = [{ phone: OPTED_IN }, { phone: NOT_OPTED_IN }];
@@ -436,7 +437,7 @@ describe('template picker and variable mapper', () => {
 					componentsSource: 'form',
 					bodyText: 'Hi {{1}}.',
 				},
-				credentials: credentials(emu.url),
+				credentials: apiKeyCredentials(emu.url),
 			},
 			items,
 		);
@@ -446,7 +447,7 @@ describe('template picker and variable mapper', () => {
 		emu.control.reviewTemplate('pending_1', 'PENDING');
 		emu.control.clearRequests();
 
-		const setup = { parameters: { resource: 'chatMessage', operation: 'send', messageType: 'template' }, credentials: credentials(emu.url) };
+		const setup = { parameters: { resource: 'chatMessage', operation: 'send', messageType: 'template' }, credentials: apiKeyCredentials(emu.url) };
 		const first = await listSearch(setup, 'searchApprovedChatTemplates');
 		expect(first.results).toHaveLength(100);
 		expect(first.paginationToken).toBe('2');
@@ -479,7 +480,7 @@ describe('template picker and variable mapper', () => {
 		const fields = await resourceMapping(
 			{
 				parameters: { resource: 'chatMessage', operation: 'send', messageType: 'template', template: locator('otp_code') },
-				credentials: credentials(emu.url),
+				credentials: apiKeyCredentials(emu.url),
 			},
 			'getTemplateVariables',
 		);
@@ -511,7 +512,7 @@ describe('template picker and variable mapper', () => {
 		const fields = await resourceMapping(
 			{
 				parameters: { resource: 'chatMessage', operation: 'send', messageType: 'template', template: locator('plain') },
-				credentials: credentials(emu.url),
+				credentials: apiKeyCredentials(emu.url),
 			},
 			'getTemplateVariables',
 		);

@@ -5,9 +5,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { apiKeyCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode } from '../helpers/n8n';
-import { chatSend, credentials, errorOf, formTemplate, jsonTemplate, locator, mapped, OPTED_IN, OPTED_IN_NG, templateOp, waitUntil } from './helpers';
+import { chatSend, errorOf, formTemplate, jsonTemplate, locator, mapped, OPTED_IN, OPTED_IN_NG, templateOp, waitUntil } from './helpers';
 
 const emu = useEmulator({ timeScale: 0.1 });
 
@@ -30,7 +31,7 @@ async function createMany(templates: Array<{ name: string; category?: string; la
 				componentsSource: 'form',
 				bodyText: 'Hello {{1}}.',
 			},
-			credentials: credentials(emu.url),
+			credentials: apiKeyCredentials(emu.url),
 		},
 		templates.map((t) => ({ category: 'UTILITY', language: 'en', ...t })),
 	);
@@ -119,7 +120,7 @@ describe('Create', () => {
 			executeNode(
 				{
 					parameters: { ...formTemplate('={{ $json.name }}'), resource: 'chatTemplate', operation: 'create', bodyText: '={{ $json.body }}' },
-					credentials: credentials(emu.url),
+					credentials: apiKeyCredentials(emu.url),
 				},
 				[
 					{ name: 'first', body: 'fine' },
@@ -369,7 +370,7 @@ describe('Delete', () => {
 		const out = await executeNode(
 			{
 				parameters: { resource: 'chatTemplate', operation: 'delete', template: locator('={{ $json.name }}', 'name') },
-				credentials: credentials(emu.url),
+				credentials: apiKeyCredentials(emu.url),
 				settings: { onError: 'continueRegularOutput' },
 			},
 			[{ name: 'x1' }, { name: 'missing' }, { name: 'x2' }],
