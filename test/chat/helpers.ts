@@ -10,6 +10,7 @@ import tls from 'tls';
 
 import type { IDataObject, ResourceMapperField } from 'n8n-workflow';
 
+import type { RunningEmulator } from '../emulator';
 import { apiKeyCredentials } from '../helpers/credentials';
 import { executeNode } from '../helpers/n8n';
 
@@ -42,6 +43,15 @@ export function chatSend(url: string, parameters: IDataObject, items: IDataObjec
 export function templateOp(url: string, operation: string, parameters: IDataObject, items: IDataObject[] = [{}]) {
 	return executeNode({ parameters: { resource: 'chatTemplate', operation, ...parameters }, credentials: apiKeyCredentials(url) }, items);
 }
+
+/** Creates a template through the node and waits for the emulator's (scaled) review to approve it. */
+export async function approvedTemplate(emu: RunningEmulator, name: string, components: unknown[], language = 'en') {
+	await templateOp(emu.url, 'create', jsonTemplate(name, components, 'UTILITY', language));
+	await waitUntil(async () => [...emu.state.templates.values()].find((t) => t.name === name && t.status === 'APPROVED'), `${name} approved`);
+}
+
+/** The chat messages the node POSTed (the emulator's request log). */
+export const chatPosts = (emu: RunningEmulator) => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/chat/messages');
 
 /** Form parameters of Chat Template → Create. */
 export function formTemplate(name: string, parts: IDataObject = {}): IDataObject {
