@@ -1,5 +1,5 @@
 /**
- * The shortcuts that keep Send Bulk's own CPU time low (issue 8) give exactly what the slow paths
+ * The shortcuts that keep Send Bulk's own CPU time low give exactly what the slow paths
  * give: reading `={{ $json.field }}` from the item equals n8n's expression engine, and the
  * E.164 fast check of a phone number equals libphonenumber's parse.
  */

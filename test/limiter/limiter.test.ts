@@ -1,7 +1,7 @@
 /**
- * The two properties of sending at a plan's limit that must never regress (issue 8): no 429 at
+ * The two properties of sending at a plan's limit that must never regress: no 429 at
  * the plan's rate — against the emulator's sliding window, at most N requests in any 1,000 ms
- * (issue 23) — and Send Bulk's call count. Figures come from the emulator's request log, never
+ * — and Send Bulk's call count. Figures come from the emulator's request log, never
  * from timing on this side; the throughput figures themselves are `npm run bench`'s.
  */
 import { SEED_KEYS } from '../emulator';

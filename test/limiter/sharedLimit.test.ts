@@ -1,7 +1,7 @@
 /**
- * Issue 11: "Share Rate Limit Across n8n Processes" — the key's slots and pace in a real
+ * "Share Rate Limit Across n8n Processes" — the key's slots and pace in a real
  * redis-server (Debian package, started on a free port here), against the emulator in
- * sliding-window mode (at most N requests in any 1,000 ms, issue 23). A second n8n process is stood in
+ * sliding-window mode (at most N requests in any 1,000 ms). A second n8n process is stood in
  * for by a second, isolated copy of the limiter module (its own connections and module state, as
  * in another worker), sending real HTTP to the emulator on the same key. Every claim is counted at
  * the emulator: requests, 429s, messages.

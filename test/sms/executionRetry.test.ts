@@ -1,5 +1,5 @@
 /**
- * Issue 12: never twice when a failed execution is retried. n8n's executions list "Retry" runs the
+ * Never twice when a failed execution is retried. n8n's executions list "Retry" runs the
  * failed node again with its original input as a NEW execution in mode `retry`; here that is
  * executeNode with a new execution ID and `mode: 'retry'`, through n8n-core's real ExecuteContext.
  * Every claim is counted at the emulator.
@@ -79,7 +79,7 @@ describe('Send Bulk: a failed execution retried', () => {
 		const unknown = out.filter((i) => i.json.accepted === false);
 		expect(unknown).toHaveLength(100);
 		for (const item of unknown) expect(String(item.json.errorMessage)).toMatch(/earlier try may already have sent/);
-		// Labelled by what happened (issue 22, item 14), not VALIDATION_ERROR.
+		// Labelled by what happened (the outcome is unknown), not VALIDATION_ERROR.
 		for (const item of unknown) expect(item.json.errorCode).toBe('UNKNOWN_OUTCOME');
 		out.forEach((item, i) => expect(item.pairedItem).toEqual({ item: i }));
 		expect(smsNumbers()).toHaveLength(150);

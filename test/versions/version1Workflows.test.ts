@@ -1,5 +1,5 @@
 /**
- * Issue 25: node version 2 changes defaults, so a workflow saved with version 1 (which holds only
+ * Node version 2 changes defaults, so a workflow saved with version 1 (which holds only
  * its non-default parameters) must run as it did. test/fixtures/workflow-v1.json is such a
  * workflow, one node per operation that version 2 changes; each runs here at its saved version
  * against the emulator, and the requests that reach the emulator and the output items are checked.

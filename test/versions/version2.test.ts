@@ -1,5 +1,5 @@
 /**
- * Issue 25: what node version 2 (the version of new nodes) does with its new defaults and fields,
+ * What node version 2 (the version of new nodes) does with its new defaults and fields,
  * run in n8n-core's context against the emulator. Parameters hold only what a user sets: the rest
  * are version 2's defaults.
  */
