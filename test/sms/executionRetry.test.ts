@@ -10,7 +10,7 @@ import { executeNode, type NodeSetup } from '../helpers/n8n';
 import { useRedis } from '../helpers/redisFixture';
 import { OPTED_IN, OPTED_IN_2, OPTED_IN_NG } from '../chat/helpers';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
-import { noSender, sendParameters } from './fixtures';
+import { sendBulkParameters, sendParameters } from './fixtures';
 
 // A new emulator per test: each test counts every message one service received across its tries.
 const emu = useEmulator({ per: 'test' });
@@ -22,18 +22,7 @@ beforeEach(() => {
 
 const phones = (base: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(base + run * 1000 + i).padStart(8, '0')}` }));
 
-function bulkParameters(extra: Record<string, unknown> = {}) {
-	return {
-		resource: 'sms',
-		operation: 'sendBulk',
-		recipientsSource: 'items',
-		phoneNumber: '={{ $json.phone }}',
-		variablesSource: 'none',
-		message: 'Flash sale today',
-		senderId: noSender,
-		options: extra,
-	};
-}
+const bulkParameters = (options: Record<string, unknown> = {}) => sendBulkParameters({ variablesSource: 'none', message: 'Flash sale today', options });
 
 const free = () => apiKeyCredentials(emu.url, { plan: 'free' });
 const smsNumbers = () => emu.control.messages().map((m) => m.phoneNumber);

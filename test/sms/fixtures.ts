@@ -19,6 +19,21 @@ export function sendParameters(extra: Record<string, unknown> = {}) {
 	};
 }
 
+/** Send Bulk with one recipient per input item, placeholders filled from the item's fields. */
+export function sendBulkParameters(extra: Record<string, unknown> = {}) {
+	return {
+		resource: 'sms',
+		operation: 'sendBulk',
+		recipientsSource: 'items',
+		phoneNumber: '={{ $json.phone }}',
+		variablesSource: 'allFields',
+		message: 'Hi {{name}}',
+		senderId: noSender,
+		options: {},
+		...extra,
+	};
+}
+
 /** Requests the emulator received on a path (the test's own view of what the node sent). */
 export function sent(emu: RunningEmulator, pathPrefix = '/api/sms/send-api') {
 	return emu.control.requests().filter((r) => r.method === 'POST' && r.path.startsWith(pathPrefix));
