@@ -53,6 +53,9 @@ export async function approvedTemplate(emu: RunningEmulator, name: string, compo
 /** The chat messages the node POSTed (the emulator's request log). */
 export const chatPosts = (emu: RunningEmulator) => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/chat/messages');
 
+/** The emulator's record of a template, by name. */
+export const storedTemplate = (emu: RunningEmulator, name: string) => [...emu.state.templates.values()].find((t) => t.name === name);
+
 /** Form parameters of Chat Template → Create. */
 export function formTemplate(name: string, parts: IDataObject = {}): IDataObject {
 	return { templateName: name, category: 'UTILITY', language: 'en', componentsSource: 'form', bodyText: 'Hello {{1}}.', ...parts };
