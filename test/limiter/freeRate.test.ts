@@ -5,9 +5,10 @@
  * start (loading, the first connection) does not count.
  * Takes ~40 s: the plan allows no faster.
  */
+import { apiKeyCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
-import { SEED_KEYS } from '../emulator';
 import { executeNode } from '../helpers/n8n';
+import { sendParameters } from '../sms/fixtures';
 
 const emu = useEmulator({ timeScale: 1000, rateLimit: 'sliding-window' });
 
@@ -15,15 +16,8 @@ it('200 single sends on a Free key: no 429, at ≥ 90 % of 5 requests/s', async 
 	const items = Array.from({ length: 200 }, (_, i) => ({ phone: `+2547${String(30_000_000 + i)}` }));
 	const [out] = await executeNode(
 		{
-			parameters: {
-				resource: 'sms',
-				operation: 'send',
-				phoneNumber: '={{ $json.phone }}',
-				message: 'Your code is 123456',
-				senderId: { __rl: true, mode: 'list', value: '' },
-				options: {},
-			},
-			credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free' } },
+			parameters: sendParameters(),
+			credentials: apiKeyCredentials(emu.url, { plan: 'free' }),
 		},
 		items,
 	);

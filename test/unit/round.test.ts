@@ -6,7 +6,7 @@ import { heldSize } from '../../nodes/SvcMessaging/sending/ledgerMemory';
 import { failureOf } from '../../nodes/SvcMessaging/sending/outcomes';
 import { finishRun, sendOnce, type SendUnit, type UnitOutcome } from '../../nodes/SvcMessaging/sending/round';
 import { SEND_LEDGER } from '../../nodes/SvcMessaging/transport/service';
-import { API_KEY, fakeContext } from './fakeContext';
+import { accountCredential, API_KEY, fakeContext } from './fakeContext';
 
 /** A post that accepts every unit except those named, which fail as "may have been processed" (a timeout). */
 function poster(timedOut: string[] = []) {
@@ -136,7 +136,7 @@ describe('sending/round.ts: the send-once round with the in-process ledger', () 
 
 	it('checks the balance before anything else, and sends nothing when it is short', async () => {
 		const { ctx, requests } = fakeContext({
-			credentials: { ...API_KEY, svcMessagingAccountApi: { baseUrl: 'http://svc.test', email: 'a@b.c', password: 'p', accessToken: 't' } },
+			credentials: { ...API_KEY, ...accountCredential() },
 			answer: () => ({ body: { success: true, data: { credits: 1 } } }),
 		});
 		const { posted, post } = poster();
