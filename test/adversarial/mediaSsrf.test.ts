@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 2: chat media links to private, loopback, link-local and metadata addresses are
+ * Chat media links to private, loopback, link-local and metadata addresses are
  * refused before any request (the emulator counts no chat message, the local HTTPS host no HEAD),
  * and "Verify Media Link" refuses a host name that resolves to one. As an AI tool the model sets
  * the link, so the rule is in the node's field rules (rules/chatMedia.ts, rules/mediaVerify.ts).
@@ -7,27 +7,22 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 
-import { startEmulator, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import { chatSend, credentials, errorOf, OPTED_IN, startMediaHost } from '../chat/helpers';
+import { apiKeyCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
+import { chatSend, errorOf, OPTED_IN, startMediaHost } from '../chat/helpers';
 import { recordCase } from './tally';
 
-let emu: RunningEmulator;
+const emu = useEmulator();
 let host: Awaited<ReturnType<typeof startMediaHost>>;
 
 beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 0.001 });
 	host = await startMediaHost({ '/ok.png': { contentType: 'image/png', contentLength: 1000 } });
 });
-
 afterAll(async () => {
 	await host.close();
-	await emu.close();
-	await shutdownN8nCore();
 });
-
 beforeEach(() => {
-	emu.control.reset();
 	host.heads.splice(0);
 });
 
@@ -69,7 +64,7 @@ it('with Continue On Fail, every private link is one error item naming its rule;
 	const [out] = await executeNode(
 		{
 			parameters: { resource: 'chatMessage', operation: 'send', phoneNumber: OPTED_IN, messageType: 'image', mediaLink: '={{ $json.link }}' },
-			credentials: credentials(emu.url),
+			credentials: apiKeyCredentials(emu.url),
 			settings: { onError: 'continueRegularOutput' },
 		},
 		links,
