@@ -1,5 +1,5 @@
 /**
- * Issue 25: the output schemas the package ships (nodes/SvcMessaging/__schema__, copied to dist by
+ * The output schemas the package ships (nodes/SvcMessaging/__schema__, copied to dist by
  * the build) let the editor map fields before the first run. n8n serves
  * `__schema__/v<version padded to x.y.z>/<resource>/<operation>.json` next to the node's file
  * (`__schema__/v1.0.0.json` for the trigger, which has neither), and the editor reads JSON Schema

@@ -15,7 +15,7 @@ import { getHeapStatistics } from 'v8';
 import { call, inputItems, seedAccount, startEmulatorProcess, TEMPLATE, type Emulator } from '../../bench/lib';
 import { apiKeyCredentials } from '../helpers/credentials';
 import { executeNode } from '../helpers/n8n';
-import { sendParameters } from '../sms/fixtures';
+import { sendBulkParameters } from '../sms/fixtures';
 import { recordCase } from './tally';
 
 const RECIPIENTS = 20_000;
@@ -48,7 +48,7 @@ it('Send Bulk to 20,000 recipients: peak heap per 1,000 recipients under the bou
 	expect(gc).toBeDefined(); // jest.adversarial.config.js runs under node --expose-gc
 	const key = `svc_test_bulk_memory_${Date.now()}`;
 	const accountId = await seedAccount(emulator.url, [{ key, plan: 'business' }]);
-	const parameters = sendParameters({ operation: 'sendBulk', recipientsSource: 'items', variablesSource: 'allFields', message: TEMPLATE, options: { reference: 'bulk-memory' } });
+	const parameters = sendBulkParameters({ message: TEMPLATE, options: { reference: 'bulk-memory' } });
 	const credentials = apiKeyCredentials(emulator.url, { apiKey: key });
 	// Warm: code compiled, n8n-core's helpers loaded (not part of what 20,000 recipients cost).
 	await executeNode({ parameters, credentials }, inputItems(200, 9_000_000));

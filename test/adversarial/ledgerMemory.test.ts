@@ -10,7 +10,7 @@
 import { apiKeyCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, type NodeSetup } from '../helpers/n8n';
-import { sendParameters } from '../sms/fixtures';
+import { sendBulkParameters } from '../sms/fixtures';
 import { recordCase } from './tally';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
 import { heldSize } from '../../nodes/SvcMessaging/sending/ledgerMemory';
@@ -36,12 +36,7 @@ function heapUsed(): number {
 
 function bulk(executionId: string, mode?: NodeSetup['mode']): NodeSetup {
 	return {
-		parameters: sendParameters({
-			operation: 'sendBulk',
-			recipientsSource: 'items',
-			variablesSource: 'none',
-			message: 'Your order has shipped and will arrive tomorrow between 9:00 and 12:00.',
-		}),
+		parameters: sendBulkParameters({ variablesSource: 'none', message: 'Your order has shipped and will arrive tomorrow between 9:00 and 12:00.' }),
 		credentials: apiKeyCredentials(emu.url),
 		executionId,
 		mode,

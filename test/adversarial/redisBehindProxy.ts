@@ -8,6 +8,7 @@
 import type { RunningEmulator } from '../emulator';
 import { apiKeyCredentials, type ApiKeyOptions, type Plan, type TestCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
+import { live, runningOnly } from '../helpers/live';
 import { useRedis } from '../helpers/redisFixture';
 import type { RedisServer } from '../helpers/services';
 import { startTcpProxy, type TcpProxy } from './tcpProxy';
@@ -44,21 +45,17 @@ export function useRedisBehindProxy(name: string, options: RedisBedOptions = {})
 	});
 	afterAll(async () => {
 		await running?.close();
+		running = undefined;
 	});
-	const proxy = () => {
-		if (!running) throw new Error('The TCP proxy runs only inside hooks and tests of the block that called useRedisBehindProxy()');
-		return running;
-	};
+	const proxy = live(runningOnly('useRedisBehindProxy()', () => running));
 	return {
 		emu,
 		redis,
+		proxy,
 		password,
 		prefix,
-		get proxy() {
-			return proxy();
-		},
 		credentials: (extra: ApiKeyOptions = {}) =>
-			apiKeyCredentials(emu.url, { plan: options.plan ?? 'free', ...extra, redis: { port: proxy().port, password, prefix, ...extra.redis } }),
+			apiKeyCredentials(emu.url, { plan: options.plan ?? 'free', ...extra, redis: { port: proxy.port, password, prefix, ...extra.redis } }),
 	};
 }
 

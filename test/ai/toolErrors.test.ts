@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 13: what a model reads when a tool call fails for a reason other than its input.
+ * What a model reads when a tool call fails for a reason other than its input.
  * The tool variant of the node (its type name ends in "Tool", as n8n derives it) runs in n8n-core's
  * ExecuteContext, as n8n's Agent V3 engine runs tool calls; the emulator answers over real HTTP.
  * `errorCode` and `category` come from codes set where the errors are made (never their text), and

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 14: the account login (SvcMessagingAccountApi preAuthentication) through n8n-core's
+ * The account login (SvcMessagingAccountApi preAuthentication) through n8n-core's
  * real request helpers against the emulator, whose injected faults (test/emulator/faults.ts) make
  * the login answer 500, 503 or 429. A transient failure is tried again (LOGIN_RETRY: 3 tries, the
  * 429's Retry-After honoured) and, when it persists, reported as what it was — not a wrong password.

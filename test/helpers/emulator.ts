@@ -1,10 +1,3 @@
-import { startEmulator, type RunningEmulator } from '../emulator';
-
-/** The emulator on a free port, fast: every scaled duration (lifecycle, webhooks, review) × 0.001. */
-export async function emulator(timeScale = 0.001): Promise<RunningEmulator> {
-	return await startEmulator({ port: 0, timeScale });
-}
-
 /** Polls `read` until `done` (the emulator's lifecycle runs on scaled real timers); the last value on timeout. */
 export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
 	const until = Date.now() + timeoutMs;

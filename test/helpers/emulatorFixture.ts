@@ -5,6 +5,7 @@
  * emulator, so `emu.url`, `emu.control` and `emu.state` are valid inside hooks and tests.
  */
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../emulator';
+import { live, runningOnly } from './live';
 
 export interface EmulatorFixtureOptions extends EmulatorOptions {
 	/**
@@ -34,23 +35,9 @@ export function useEmulator(options: EmulatorFixtureOptions = {}): RunningEmulat
 		afterEach(stop);
 	} else {
 		beforeAll(start);
-		if (resetEachTest) beforeEach(() => current().control.reset(emulatorOptions.seed));
 		afterAll(stop);
 	}
-	const current = () => {
-		if (!running) throw new Error('The emulator runs only inside hooks and tests of the block that called useEmulator()');
-		return running;
-	};
-	return {
-		get url() {
-			return current().url;
-		},
-		get state() {
-			return current().state;
-		},
-		get control() {
-			return current().control;
-		},
-		close: async () => await current().close(),
-	};
+	const current = runningOnly('useEmulator()', () => running);
+	if (resetEachTest && per === 'file') beforeEach(() => current().control.reset(emulatorOptions.seed));
+	return live(current);
 }

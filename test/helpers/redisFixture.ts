@@ -5,6 +5,7 @@
  */
 import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
+import { live, runningOnly } from './live';
 import { startRedis, type RedisServer } from './services';
 
 /** Installing redis-server on first use can take a while. */
@@ -21,18 +22,5 @@ export function useRedis(options: { password?: string } = {}): RedisServer {
 		await running?.stop();
 		running = undefined;
 	});
-	const current = () => {
-		if (!running) throw new Error('Redis runs only inside hooks and tests of the block that called useRedis()');
-		return running;
-	};
-	return {
-		get host() {
-			return current().host;
-		},
-		get port() {
-			return current().port;
-		},
-		stop: async (abrupt?: boolean) => await current().stop(abrupt),
-		restart: async () => await current().restart(),
-	};
+	return live(runningOnly('useRedis()', () => running));
 }

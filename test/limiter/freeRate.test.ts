@@ -1,6 +1,6 @@
 /**
- * Issue 3: 200 single sends on a Free key (5 requests/s) finish with zero 429s at ≥ 90 % of the
- * allowed rate, against the emulator's sliding window (issue 23: at most 5 in any 1,000 ms). The rate is a property of the emulator's request log — (n − 1) requests over the
+ * 200 single sends on a Free key (5 requests/s) finish with zero 429s at ≥ 90 % of the
+ * allowed rate, against the emulator's sliding window (at most 5 in any 1,000 ms). The rate is a property of the emulator's request log — (n − 1) requests over the
  * span between the first and the last arrival it recorded — not of a clock on this side, so a slow
  * start (loading, the first connection) does not count.
  * Takes ~40 s: the plan allows no faster.

@@ -1,5 +1,5 @@
 /**
- * Issue 12: never twice when a failed execution is retried. n8n's executions list "Retry" runs the
+ * Never twice when a failed execution is retried. n8n's executions list "Retry" runs the
  * failed node again with its original input as a NEW execution in mode `retry`; here that is
  * executeNode with a new execution ID and `mode: 'retry'`, through n8n-core's real ExecuteContext.
  * Every claim is counted at the emulator.
@@ -10,7 +10,7 @@ import { executeNode, type NodeSetup } from '../helpers/n8n';
 import { useRedis } from '../helpers/redisFixture';
 import { OPTED_IN, OPTED_IN_2, OPTED_IN_NG } from '../chat/helpers';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
-import { noSender, sendParameters } from './fixtures';
+import { sendBulkParameters, sendParameters } from './fixtures';
 
 // A new emulator per test: each test counts every message one service received across its tries.
 const emu = useEmulator({ per: 'test' });
@@ -22,18 +22,7 @@ beforeEach(() => {
 
 const phones = (base: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(base + run * 1000 + i).padStart(8, '0')}` }));
 
-function bulkParameters(extra: Record<string, unknown> = {}) {
-	return {
-		resource: 'sms',
-		operation: 'sendBulk',
-		recipientsSource: 'items',
-		phoneNumber: '={{ $json.phone }}',
-		variablesSource: 'none',
-		message: 'Flash sale today',
-		senderId: noSender,
-		options: extra,
-	};
-}
+const bulkParameters = (options: Record<string, unknown> = {}) => sendBulkParameters({ variablesSource: 'none', message: 'Flash sale today', options });
 
 const free = () => apiKeyCredentials(emu.url, { plan: 'free' });
 const smsNumbers = () => emu.control.messages().map((m) => m.phoneNumber);
@@ -79,7 +68,7 @@ describe('Send Bulk: a failed execution retried', () => {
 		const unknown = out.filter((i) => i.json.accepted === false);
 		expect(unknown).toHaveLength(100);
 		for (const item of unknown) expect(String(item.json.errorMessage)).toMatch(/earlier try may already have sent/);
-		// Labelled by what happened (issue 22, item 14), not VALIDATION_ERROR.
+		// Labelled by what happened (the outcome is unknown), not VALIDATION_ERROR.
 		for (const item of unknown) expect(item.json.errorCode).toBe('UNKNOWN_OUTCOME');
 		out.forEach((item, i) => expect(item.pairedItem).toEqual({ item: i }));
 		expect(smsNumbers()).toHaveLength(150);

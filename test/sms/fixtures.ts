@@ -2,7 +2,7 @@ import { SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
 
 export { SEED_KEYS, SEED_LOGINS };
 
-export { emulator, waitFor } from '../helpers/emulator';
+export { waitFor } from '../helpers/emulator';
 export { accountCredentials, apiKeyCredentials } from '../helpers/credentials';
 
 export const noSender = { __rl: true, mode: 'list', value: '' };
@@ -13,6 +13,21 @@ export function sendParameters(extra: Record<string, unknown> = {}) {
 		operation: 'send',
 		phoneNumber: '={{ $json.phone }}',
 		message: 'Your code is 123456',
+		senderId: noSender,
+		options: {},
+		...extra,
+	};
+}
+
+/** Send Bulk with one recipient per input item, placeholders filled from the item's fields. */
+export function sendBulkParameters(extra: Record<string, unknown> = {}) {
+	return {
+		resource: 'sms',
+		operation: 'sendBulk',
+		recipientsSource: 'items',
+		phoneNumber: '={{ $json.phone }}',
+		variablesSource: 'allFields',
+		message: 'Hi {{name}}',
 		senderId: noSender,
 		options: {},
 		...extra,

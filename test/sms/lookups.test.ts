@@ -1,6 +1,6 @@
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, listSearch } from '../helpers/n8n';
-import { apiKeyCredentials, sendParameters, waitFor } from './fixtures';
+import { apiKeyCredentials, sendBulkParameters, sendParameters, waitFor } from './fixtures';
 
 const emu = useEmulator();
 
@@ -20,16 +20,7 @@ describe('SMS lookups and Sender IDs', () => {
 	it('Get Batch returns the counts of a bulk send', async () => {
 		const [out] = await executeNode(
 			{
-				parameters: {
-					resource: 'sms',
-					operation: 'sendBulk',
-					recipientsSource: 'items',
-					phoneNumber: '={{ $json.phone }}',
-					variablesSource: 'none',
-					message: 'hi',
-					senderId: { __rl: true, mode: 'list', value: '' },
-					options: {},
-				},
+				parameters: sendBulkParameters({ variablesSource: 'none', message: 'hi' }),
 				credentials: apiKeyCredentials(emu.url),
 			},
 			[{ phone: '+254712345678' }, { phone: '+254712345999' }],

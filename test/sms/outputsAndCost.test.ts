@@ -9,7 +9,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNodeWithHints } from '../helpers/n8n';
-import { apiKeyCredentials, noSender, sendParameters, sent } from './fixtures';
+import { apiKeyCredentials, sendBulkParameters, sendParameters, sent } from './fixtures';
 
 const emu = useEmulator();
 
@@ -18,17 +18,7 @@ const run = async (parameters: IDataObject, items: IDataObject[]) => {
 	return { out: output[0].map((i) => i.json), hints };
 };
 
-const bulk = (extra: Record<string, unknown> = {}) => ({
-	resource: 'sms',
-	operation: 'sendBulk',
-	recipientsSource: 'items',
-	phoneNumber: '={{ $json.phone }}',
-	variablesSource: 'allFields',
-	message: 'Hi {{name}}',
-	senderId: noSender,
-	options: {},
-	...extra,
-});
+const bulk = sendBulkParameters;
 
 // 100 characters with a curly apostrophe: Unicode, 2 segments; with "'" GSM-7, 1 segment.
 const CURLY = `We’re on our way – see you at 10:00${'.'.repeat(65)}`;

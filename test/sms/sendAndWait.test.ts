@@ -97,7 +97,6 @@ describe('polling', () => {
 
 describe('the resume webhook (delivery reports at a waiting execution)', () => {
 	const SECRET = 'whsec_unit_0001';
-	const credentials = () => ({ svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business', webhookSecret: SECRET } });
 	const until = new Date(Date.now() + 60_000).toISOString();
 	const wait = { mode: 'webhook', since: new Date().toISOString(), until };
 
@@ -127,9 +126,8 @@ describe('the resume webhook (delivery reports at a waiting execution)', () => {
 		const signed = { 'x-svc-signature': `sha256=${createHmac('sha256', SECRET).update(rawBody).digest('hex')}`, ...headers };
 		const entry = waitingEntry(round);
 		if (waitSecret) keepWaitSecret(entry, waitSecret);
-		const credential = { svcMessagingApi: { ...credentials().svcMessagingApi, apiKey, webhookSecret: secret } };
 		const call = await callWebhook(
-			{ parameters: parameters({ waitMode: 'webhook' }), credentials: credential },
+			{ parameters: parameters({ waitMode: 'webhook' }), credentials: apiKeyCredentials(emu.url, { apiKey, webhookSecret: secret }) },
 			{ headers: signed, body, rawBody, query: { svcWait: token } },
 			{},
 			{ executionId, entry },

@@ -5,9 +5,8 @@
  * must send none of its messages again. Counted at the emulator: 0 numbers with two SMS.
  */
 import { useEmulator } from '../helpers/emulatorFixture';
-import { SEED_KEYS } from '../emulator';
 import { executeNode } from '../helpers/n8n';
-import { noSender } from './fixtures';
+import { apiKeyCredentials, noSender } from './fixtures';
 
 const emu = useEmulator();
 
@@ -21,7 +20,7 @@ const parameters = (waitMode: 'polling' | 'webhook', timeout: number) => ({
 	timeout,
 	options: { pollInterval: 1 },
 });
-const credentials = () => ({ svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } });
+const credentials = () => apiKeyCredentials(emu.url);
 const numbersWithTwo = () => {
 	const counts = new Map<string, number>();
 	for (const m of emu.control.messages()) counts.set(String(m.phoneNumber), (counts.get(String(m.phoneNumber)) ?? 0) + 1);

@@ -1,20 +1,10 @@
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode } from '../helpers/n8n';
-import { apiKeyCredentials, noSender, SEED_KEYS, sent } from './fixtures';
+import { apiKeyCredentials, SEED_KEYS, sendBulkParameters, sent } from './fixtures';
 
 const emu = useEmulator();
 
-const bulk = (extra: Record<string, unknown> = {}) => ({
-	resource: 'sms',
-	operation: 'sendBulk',
-	recipientsSource: 'items',
-	phoneNumber: '={{ $json.phone }}',
-	variablesSource: 'allFields',
-	message: 'Hi {{name}}, order {{order}} is ready',
-	senderId: noSender,
-	options: {},
-	...extra,
-});
+const bulk = (extra: Record<string, unknown> = {}) => sendBulkParameters({ message: 'Hi {{name}}, order {{order}} is ready', ...extra });
 
 const rows = (n: number, offset = 0) =>
 	Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(10000000 + offset + i).padStart(8, '0')}`, name: `N${i}`, order: 100 + i }));

@@ -13,6 +13,7 @@ import { SvcMessagingTrigger } from '../../nodes/SvcMessaging/SvcMessagingTrigge
 import { SEED_ACCOUNT_IDS, SEED_KEYS, type RunningEmulator } from '../emulator';
 import { apiKeyCredentials, type ApiKeyOptions, type TestCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
+import { live, runningOnly } from '../helpers/live';
 import { callWebhook, registerNodeType, type NodeSetup } from '../helpers/n8n';
 import { asWebhookRequest, n8nAnswer, startReceiver, type CapturedDelivery } from './harness';
 
@@ -50,23 +51,8 @@ let running: Receiver | undefined;
 /** The SMS the bed sent, one per outcome. */
 export const sent = {} as Record<Outcome, SentSms>;
 
-/** The receiver of the running bed (valid inside hooks and tests). */
-export const receiver: Receiver = {
-	get url() {
-		return current().url;
-	},
-	get deliveries() {
-		return current().deliveries;
-	},
-	answerWith: (answer) => current().answerWith(answer),
-	waitFor: async (predicate, count, timeoutMs) => await current().waitFor(predicate, count, timeoutMs),
-	close: async () => await current().close(),
-};
-
-function current(): Receiver {
-	if (!running) throw new Error('The receiver runs only inside hooks and tests of a file that called useTriggerBed()');
-	return running;
-}
+/** The receiver of the running bed. */
+export const receiver = live(runningOnly('useTriggerBed()', () => running));
 
 /** Not reset between tests: every test reads the reports of the SMS sent once in beforeAll. */
 export function useTriggerBed(): RunningEmulator {
