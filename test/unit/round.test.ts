@@ -102,23 +102,32 @@ describe('sending/round.ts: the send-once round with the in-process ledger', () 
 		}
 	});
 
-	it('a run that finishes later (Send and Wait) stays open until finishRun: a retry meanwhile finds its messages whatever their age', async () => {
+	it('a run that finishes later (Send and Wait) stays open until finishRun; the retry window then counts from the finish', async () => {
 		const first = fakeContext({ credentials: API_KEY, executionId: 'w1' });
 		await sendOnce(first.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, finishesLater: true, post: (p, s) => poster().post(first.ctx, p, s) }, (o) => o);
 		const realNow = Date.now.bind(Date);
-		const later = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + SEND_LEDGER.finishedRunRetryWindowMs + 1000);
+		const window = SEND_LEDGER.finishedRunRetryWindowMs;
+		let offset = window + 1000;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offset);
 		try {
 			const retry = fakeContext({ credentials: API_KEY, executionId: 'w2', mode: 'retry' });
 			const none = poster();
 			await sendOnce(retry.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => none.post(retry.ctx, p, s) }, (o) => o);
 			expect(none.posted).toEqual([]);
+			// The wait ends more than the window after the message was written: a retry soon after still finds it.
 			await finishRun(first.ctx);
-			const after = fakeContext({ credentials: API_KEY, executionId: 'w3', mode: 'retry' });
+			const soon = fakeContext({ credentials: API_KEY, executionId: 'w3', mode: 'retry' });
+			const stillNone = poster();
+			await sendOnce(soon.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => stillNone.post(soon.ctx, p, s) }, (o) => o);
+			expect(stillNone.posted).toEqual([]);
+			// The window past the finish, the same message is a new one.
+			offset += window + 1000;
+			const after = fakeContext({ credentials: API_KEY, executionId: 'w4', mode: 'retry' });
 			const again = poster();
 			await sendOnce(after.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => again.post(after.ctx, p, s) }, (o) => o);
 			expect(again.posted).toEqual(['w']);
 		} finally {
-			later.mockRestore();
+			clock.mockRestore();
 		}
 	});
 
