@@ -184,7 +184,7 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 					found[i] = stored && (!notPosted || (stored.at ?? 0) > notPosted.at) ? stored : undefined;
 				});
 			}
-			const finished = new Map<string, Promise<boolean>>();
+			const finished = new Map<string, Promise<number | undefined>>();
 			return await Promise.all(found.map(async (stored) => await applies(stored, finished)));
 		},
 		async begin(identities) {

@@ -3,8 +3,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { getServiceCredentials, planLimits, type SvcContext } from '../transport/credentials';
 import { messageIdentities } from './ledger';
 import { failureOf, finishSend, outputFailure, type ItemFailure } from './outcomes';
-import { sendOnce, type SendUnit, type Settle, type UnitOutcome } from './round';
-import { postInWindow, sendWindow } from './window';
+import { sendOnce, type Posted, type SendUnit } from './round';
+import { sendWindow } from './window';
 
 /** One item's request, built and checked before anything is sent. */
 export interface PreparedPost {
@@ -47,15 +47,13 @@ export async function postEach(ctx: IExecuteFunctions, prepared: PreparedOrFaile
 		if (!('error' in p)) units.push({ itemIndex: i, identity: identities[i], prepared: p });
 	});
 	const window = sendWindow(planLimits(await getServiceCredentials.call(ctx, 'apiKey')));
-	const postOne = async (unit: ItemUnit, settle: Settle<ItemUnit>) => {
-		let outcome: UnitOutcome;
+	const postOne = async (unit: ItemUnit): Promise<Posted<ItemUnit>> => {
 		try {
 			const data = await options.post(ctx, unit.prepared.body, unit.itemIndex);
-			outcome = { ok: true, json: unit.prepared.output(data ?? {}) };
+			return [[unit, { ok: true, json: unit.prepared.output(data ?? {}) }]];
 		} catch (error) {
-			outcome = { ok: false, failure: failureOf(ctx, error, unit.itemIndex) };
+			return [[unit, { ok: false, failure: failureOf(ctx, error, unit.itemIndex) }]];
 		}
-		await settle([[unit, outcome]]);
 	};
 	return await sendOnce(
 		ctx,
@@ -66,7 +64,10 @@ export async function postEach(ctx: IExecuteFunctions, prepared: PreparedOrFaile
 			finishesLater: options.finishesLater,
 			resendUnknown: ctx.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean,
 			// A bounded window of requests at a time (sending/window.ts), never the whole list.
-			post: async (pending, settle) => await postInWindow(pending, window, postOne, (unit) => [unit], settle),
+			window,
+			postsOf: (pending) => pending,
+			unitsOf: (unit) => [unit],
+			post: postOne,
 		},
 		(outcomes) => {
 			// `outcomes` follows `units`, which follow `prepared` without its failed items.
