@@ -5,7 +5,7 @@
  * 429's Retry-After honoured) and, when it persists, reported as what it was — not a wrong password.
  */
 import type { RunningEmulator } from '../emulator';
-import { LOGIN_RETRY } from '../../nodes/SvcMessaging/transport/service';
+import { LOGIN_RETRY } from '../../nodes/SvcMessaging/transport/loginRetry';
 import { shutdownN8nCore } from '../helpers/n8n';
 import { emulator, errorOf, requests, run, SEED_LOGINS } from './helpers';
 

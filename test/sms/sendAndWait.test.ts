@@ -10,7 +10,7 @@ import type { IExecuteData, INodeExecutionData } from 'n8n-workflow';
 import { afterFailedLookup, splitOutcomes, WAIT_KEY, wakeAtOf } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
 import { deadlineSignature, keepWaitSecret, newWaitSecret, reportToken } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
 import { description } from '../../nodes/SvcMessaging/actions/sms/sendAndWait.operation';
-import { DELIVERY_WAIT } from '../../nodes/SvcMessaging/transport/service';
+import { DELIVERY_WAIT } from '../../nodes/SvcMessaging/actions/sms/deliveryWait';
 import type { RunningEmulator } from '../emulator';
 import { callWebhook, executeNode, shutdownN8nCore } from '../helpers/n8n';
 import { apiKeyCredentials, emulator, noSender, SEED_KEYS, sent } from './fixtures';

@@ -5,7 +5,7 @@ import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
 import { heldSize } from '../../nodes/SvcMessaging/sending/ledgerMemory';
 import { failureOf } from '../../nodes/SvcMessaging/sending/outcomes';
 import { finishRun, sendOnce, type Posted, type SendUnit, type UnitOutcome } from '../../nodes/SvcMessaging/sending/round';
-import { SEND_LEDGER } from '../../nodes/SvcMessaging/transport/service';
+import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledgerBounds';
 import { API_KEY, fakeContext } from './fakeContext';
 
 /** A post that accepts every unit except those named, which fail as "may have been processed" (a timeout). */

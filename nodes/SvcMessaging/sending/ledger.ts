@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { randomUUID } from 'crypto';
 
 import { digest, sharedLimitOf } from '../transport/redis';
-import { SEND_LEDGER } from '../transport/service';
+import { SEND_LEDGER } from './ledgerBounds';
 import { clearHeldEntries, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
 import { redisLedgerStore } from './ledgerRedis';
 

@@ -1,4 +1,4 @@
-import { SEND_LEDGER } from '../transport/service';
+import { SEND_LEDGER } from './ledgerBounds';
 
 /**
  * The in-process part of the send ledger, bounded by estimated bytes (SEND_LEDGER.maxMemoryBytes)

@@ -1,7 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { redisAddress, redisClient, RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
-import { SEND_LEDGER } from '../transport/service';
+import { SEND_LEDGER } from './ledgerBounds';
 
 /**
  * The send ledger's part in the credential's shared Redis: entries under `<prefix>:sent:<digest>`,

@@ -5,7 +5,7 @@ import { sendSms } from '../../api/sms';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import type { Posted, UnitOutcome } from '../../sending/round';
 import { requestWindow } from '../../transport/requestWindow';
-import { BULK_RECIPIENTS_IN_FLIGHT, type PlanLimits } from '../../transport/service';
+import type { PlanLimits } from '../../transport/service';
 import type { MessageStats } from '../../rules/segments';
 import { statsWith, variablesOf, type Group, type Recipient } from './bulkRecipients';
 
@@ -43,6 +43,13 @@ export function chunksOf(pending: Recipient[], perCall: number): Chunk[] {
 	}
 	return chunks;
 }
+
+/**
+ * Not shown in the spec (a choice of this package): how many recipients one Send Bulk execution
+ * keeps in calls under way at once. Each call's request body and answer stay in memory until it is
+ * answered: two Business calls of 10,000 (Starter's request window, ten calls of 1,000, is smaller).
+ */
+export const BULK_RECIPIENTS_IN_FLIGHT = 20_000;
 
 /**
  * Chunks under way at once: the key's request window (requestWindow), but no more recipients than

@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { ItemFailure } from '../../sending/outcomes';
 import { finishRun } from '../../sending/round';
 import { getServiceCredentials } from '../../transport/credentials';
-import { DELIVERY_WAIT } from '../../transport/service';
+import { DELIVERY_WAIT } from './deliveryWait';
 import {
 	checkBalanceField,
 	defaultCountryOption,
