@@ -9,6 +9,11 @@ export interface ItemFailure {
 	error: NodeApiError | NodeOperationError;
 }
 
+/** A prepared item that failed its checks (prepared requests have a body; a failure has none). */
+export function isFailure(prepared: unknown): prepared is ItemFailure {
+	return typeof prepared === 'object' && prepared !== null && 'error' in prepared && 'itemIndex' in prepared && !('body' in prepared);
+}
+
 /**
  * After a send: with "Continue On Fail" the rejected items are output (see rejectedItem); without
  * it one error names every item that was not accepted and says the accepted ones stay sent.
