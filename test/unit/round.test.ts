@@ -16,7 +16,7 @@ function poster(timedOut: string[] = []) {
 		if (timedOut.includes(unit.identity)) {
 			const error = new NodeOperationError(ctx.getNode(), 'no answer', { itemIndex: unit.itemIndex });
 			error.context.mayHaveBeenProcessed = true;
-			return [[unit, { ok: false, failure: failureOf(ctx, error, unit.itemIndex) }]];
+			return [[unit, failureOf(ctx, error, unit.itemIndex)]];
 		}
 		return [[unit, { ok: true, json: { accepted: true, id: unit.identity } }]];
 	};
@@ -28,7 +28,7 @@ const oneEach = { window: 1, postsOf: (pending: SendUnit[]) => pending, unitsOf:
 const units = (...ids: string[]) => ids.map((identity, itemIndex) => ({ identity, itemIndex }));
 const failIfAnyFailed = (outcomes: UnitOutcome[]) => {
 	const failed = outcomes.find((o) => !o.ok);
-	if (failed && !failed.ok) throw failed.failure.error;
+	if (failed && !failed.ok) throw failed.error;
 	return outcomes;
 };
 
@@ -62,7 +62,7 @@ describe('sending/round.ts: the send-once round with the in-process ledger', () 
 		const sentIn = { executionId: 'e1', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) };
 		expect(outcomes[0]).toEqual({ ok: true, json: { accepted: true, id: 'a', alreadySent: true, sentIn } });
 		expect(outcomes[1]).toMatchObject({ ok: false });
-		const refused = (outcomes[1] as { failure: { error: Error & { description?: string } } }).failure.error;
+		const refused = (outcomes[1] as { error: Error & { description?: string } }).error;
 		expect(refused.message).toMatch(/^An earlier try may already have sent this message/);
 		expect(refused.description).toMatch(/The earlier try: execution e1 at \d{4}-/);
 		expect(outcomes[2]).toEqual({ ok: true, json: { accepted: true, id: 'c', alreadySent: true, sentIn } });

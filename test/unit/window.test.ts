@@ -37,7 +37,7 @@ describe('postInWindow', () => {
 		const { notStarted, lost } = await postInWindow(unitsOf(100), 5, async (unit) => {
 			posted.push(unit.itemIndex);
 			await tick();
-			const outcome: UnitOutcome = unit.itemIndex < 7 ? { ok: true, json: {} } : { ok: false, failure: { itemIndex: unit.itemIndex, error } };
+			const outcome: UnitOutcome = unit.itemIndex < 7 ? { ok: true, json: {} } : { ok: false, itemIndex: unit.itemIndex, error };
 			return redisLost(outcome);
 		});
 		// The window's posts under way when Redis went settle as they are; nothing after them starts.

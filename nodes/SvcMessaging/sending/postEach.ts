@@ -59,7 +59,7 @@ export async function postEach<P extends PreparedPost>(
 			const data = await options.post(ctx, extra ? { ...body, ...extra } : body, unit.itemIndex);
 			return [[unit, { ok: true, json: options.accepted(unit.prepared, data ?? {}) }]];
 		} catch (error) {
-			return [[unit, { ok: false, failure: failureOf(ctx, error, unit.itemIndex) }]];
+			return [[unit, failureOf(ctx, error, unit.itemIndex)]];
 		}
 	};
 	return await sendOnce(
@@ -91,8 +91,8 @@ export async function postEach<P extends PreparedPost>(
 					accepted++;
 					return { json: outcome.json, pairedItem: { item: i } };
 				}
-				failures.push(outcome.failure);
-				return outputFailure(ctx, outcome.failure, options.identify(p, i));
+				failures.push(outcome);
+				return outputFailure(ctx, outcome, options.identify(p, i));
 			});
 			return finishSend(ctx, output, failures, accepted, options.noun);
 		},

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, NodeApiError } from 'n8n-workflow';
+import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { reserveAgentMessages } from '../aiTool/agentCap';
@@ -7,7 +7,7 @@ import { RedisUnavailable } from '../transport/redis';
 import { connectKeyLimiter } from '../transport/request';
 import { assertBalance } from './balance';
 import { openSendLedger, type EarlierEntry, type LedgerEntry } from './ledger';
-import type { ItemFailure } from './outcomes';
+import type { ItemFailure, Outcome } from './outcomes';
 import { ledgerError, openLedger, unknownOutcome, unknownOutcomeError } from './recovery';
 import { postInWindow, redisLost } from './window';
 
@@ -19,7 +19,8 @@ export interface SendUnit {
 	outcome?: UnitOutcome;
 }
 
-export type UnitOutcome = { ok: true; json: IDataObject } | { ok: false; failure: ItemFailure };
+/** (sending/outcomes.ts's Outcome, under the round's name) */
+export type UnitOutcome = Outcome;
 
 /** What the service answered for each unit of one post (one message, or a Send Bulk call's recipients). */
 export type Posted<U> = Array<[unit: U, outcome: UnitOutcome]>;
@@ -82,7 +83,7 @@ export async function sendOnce<U extends SendUnit, W, T>(
 	// Redis (the shared ledger) failed: these units fail unsent with its error.
 	const failUnsent = (failed: U[], error: unknown) => {
 		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(ctx.getNode(), error as Error);
-		for (const unit of failed) unit.outcome = { ok: false, failure: { itemIndex: unit.itemIndex, error: ledgerError(ctx, error, unit.itemIndex) } };
+		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(ctx, error, unit.itemIndex) };
 	};
 	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
 	let pending = units;
@@ -100,7 +101,7 @@ export async function sendOnce<U extends SendUnit, W, T>(
 				unit.outcome = { ok: true, json };
 			} else if (earlier?.outcome === 'unknown' && !options.resendUnknown) {
 				const error = options.refuseUnknown?.(earlier, unit) ?? unknownOutcomeError(ctx, earlier, unit.itemIndex);
-				unit.outcome = { ok: false, failure: { itemIndex: unit.itemIndex, error } };
+				unit.outcome = { ok: false, itemIndex: unit.itemIndex, error };
 			} else {
 				pending.push(unit);
 			}
@@ -113,7 +114,7 @@ export async function sendOnce<U extends SendUnit, W, T>(
 		for (const [unit, outcome] of posted) {
 			unit.outcome = outcome;
 			if (outcome.ok) entries.push([unit.identity, { outcome: 'accepted', json: outcome.json }]);
-			else if (mayHaveBeenProcessed(outcome.failure.error)) entries.push([unit.identity, unknownOutcome(outcome.failure)]);
+			else if (mayHaveBeenProcessed(outcome.error)) entries.push([unit.identity, unknownOutcome(outcome)]);
 			else {
 				entries.push([unit.identity, undefined]);
 				cap?.release();
@@ -131,12 +132,12 @@ export async function sendOnce<U extends SendUnit, W, T>(
 		} catch (error) {
 			failUnsent(postUnits, error);
 			cap?.release(postUnits.length);
-			return postUnits[0].outcome?.ok === false ? postUnits[0].outcome.failure : undefined;
+			return postUnits[0].outcome?.ok === false ? postUnits[0].outcome : undefined;
 		}
 		const posted = await options.post(post);
 		await record(posted);
 		const failed = posted.find(([, outcome]) => !outcome.ok)?.[1];
-		if (failed && !failed.ok && options.stopOnFailure) throw failed.failure.error;
+		if (failed && !failed.ok && options.stopOnFailure) throw failed.error;
 		for (const [, outcome] of posted) {
 			const lost = redisLost(outcome);
 			if (lost) return lost;
@@ -148,7 +149,7 @@ export async function sendOnce<U extends SendUnit, W, T>(
 	// marked under way, so nothing to record).
 	for (const post of notStarted) {
 		const rest = options.unitsOf(post);
-		for (const unit of rest) unit.outcome = { ok: false, failure: { itemIndex: unit.itemIndex, error: lost!.error } };
+		for (const unit of rest) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: lost!.error };
 		cap?.release(rest.length);
 	}
 	const result = conclude(units.map((unit) => unit.outcome!));

@@ -58,5 +58,5 @@ export async function postInWindow<W>(
 
 /** The failure of a unit that stops a send: the shared Redis lost. */
 export function redisLost(outcome: UnitOutcome): ItemFailure | undefined {
-	return !outcome.ok && errorCodeOf(outcome.failure.error) === REDIS_UNAVAILABLE ? outcome.failure : undefined;
+	return !outcome.ok && errorCodeOf(outcome.error) === REDIS_UNAVAILABLE ? outcome : undefined;
 }

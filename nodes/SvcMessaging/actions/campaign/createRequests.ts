@@ -87,13 +87,13 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 					const campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await postCampaign(ctx, p.body, i);
 					return [[unit, { ok: true, json: { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients) } }]];
 				} catch (error) {
-					return [[unit, { ok: false, failure: { itemIndex: i, error: wrapError(ctx, error, i) } }]];
+					return [[unit, { ok: false, itemIndex: i, error: wrapError(ctx, error, i) }]];
 				}
 			},
 		},
 		(outcomes) => {
 			const first = outcomes.find((o) => !o.ok);
-			if (first && !first.ok && !ctx.continueOnFail()) throw first.failure.error;
+			if (first && !first.ok && !ctx.continueOnFail()) throw first.error;
 			return new Map(units.map((unit, n) => [campaigns[n], outcomes[n]]));
 		},
 	);

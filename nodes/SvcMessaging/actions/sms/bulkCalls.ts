@@ -85,7 +85,7 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 		if (Array.isArray(details)) for (const d of details as IDataObject[]) if (!byIndex.has(d.index as number)) byIndex.set(d.index as number, d);
 		return chunk.map((r, index) => {
 			const detail = byIndex.get(index);
-			return [r, { ok: false, failure: detail ? recipientFailure(ctx, r, detail) : failureOf(ctx, error, r.itemIndex) }];
+			return [r, detail ? recipientFailure(ctx, r, detail) : failureOf(ctx, error, r.itemIndex)];
 		});
 	} finally {
 		// Sent (or not): the values are in the ledger identity and no longer needed until the send ends.
@@ -97,7 +97,7 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 	let next = 0;
 	return chunk.map((r, index): [Recipient, UnitOutcome] => {
 		const error = rejected.size ? rejected.get(index) : undefined;
-		if (error) return [r, { ok: false, failure: recipientFailure(ctx, r, error) }];
+		if (error) return [r, recipientFailure(ctx, r, error)];
 		return [r, { ok: true, json: acceptedJson(data.batchId, messages[next++] ?? {}, r.phoneNumber, stats[index], group) }];
 	});
 }

@@ -178,11 +178,11 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 					output.push({ json: outcome.json, pairedItem: { item: recipient.itemIndex } });
 					return;
 				}
-				failures.push(outcome.failure);
+				failures.push(outcome);
 				output.push(
-					outputFailure(this, outcome.failure, {
+					outputFailure(this, outcome, {
 						phoneNumber: recipient.phoneNumber,
-						errorCode: errorCodeOf(outcome.failure.error) ?? 'REJECTED',
+						errorCode: errorCodeOf(outcome.error) ?? 'REJECTED',
 					}),
 				);
 			});
