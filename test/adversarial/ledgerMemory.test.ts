@@ -14,7 +14,7 @@ import { sendBulkParameters } from '../sms/fixtures';
 import { recordCase } from './tally';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
 import { heldSize } from '../../nodes/SvcMessaging/sending/ledgerMemory';
-import { SEND_LEDGER } from '../../nodes/SvcMessaging/transport/service';
+import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledgerBounds';
 
 const RUNS = 6;
 const RECIPIENTS_PER_RUN = 10_000;

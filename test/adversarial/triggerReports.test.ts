@@ -13,7 +13,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { SvcMessagingTrigger } from '../../nodes/SvcMessaging/SvcMessagingTrigger.node';
 import { LEDGER_CAPACITY } from '../../nodes/SvcMessaging/trigger/ledger';
-import { TRIGGER_LIMITS } from '../../nodes/SvcMessaging/transport/service';
+import { TRIGGER_LIMITS } from '../../nodes/SvcMessaging/trigger/limits';
 import { sign } from '../emulator/webhooks';
 import { apiKeyCredentials, type SharedLimitRedis, type TestCredentials } from '../helpers/credentials';
 import { callWebhook, registerNodeType } from '../helpers/n8n';

@@ -5,7 +5,7 @@
  * 429's Retry-After honoured) and, when it persists, reported as what it was — not a wrong password.
  */
 import { useEmulator } from '../helpers/emulatorFixture';
-import { LOGIN_RETRY } from '../../nodes/SvcMessaging/transport/service';
+import { LOGIN_RETRY } from '../../nodes/SvcMessaging/transport/loginRetry';
 import { errorOf, requests, run, SEED_LOGINS } from './helpers';
 
 const emu = useEmulator();

@@ -11,7 +11,7 @@ import { useEmulator } from '../helpers/emulatorFixture';
 import { afterFailedLookup, splitOutcomes, WAIT_KEY, wakeAtOf } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
 import { deadlineSignature, keepWaitSecret, newWaitSecret, reportToken } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
 import { description } from '../../nodes/SvcMessaging/actions/sms/sendAndWait.operation';
-import { DELIVERY_WAIT } from '../../nodes/SvcMessaging/transport/service';
+import { DELIVERY_WAIT } from '../../nodes/SvcMessaging/actions/sms/deliveryWait';
 import { callWebhook, executeNode } from '../helpers/n8n';
 import { apiKeyCredentials, noSender, SEED_KEYS, sent } from './fixtures';
 
