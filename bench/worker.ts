@@ -76,6 +76,8 @@ export interface WorkerResult {
 	liveHeapGrowthMb: number | null;
 	/** live heap samples taken */
 	liveHeapSamples: number;
+	/** CPU of the sampler's full GCs (already left out of cpuMs) */
+	liveHeapGcCpuMs: number;
 	/** highest V8 heap in use while the execution ran (sampled) minus before it; null unless sampleHeap */
 	peakHeapGrowthMb: number | null;
 	executions: ExecutionFigures[];
@@ -187,19 +189,26 @@ function sampleHeapPeak(): { stop: () => number } {
 	};
 }
 
-/** The live heap (after a full GC), every `everyMs` while the execution runs: its highest value. */
-function sampleLiveHeap(everyMs: number): { stop: () => { peak: number; samples: number } } {
+/**
+ * The live heap (after a full GC), every `everyMs` while the execution runs: its highest value, and
+ * the CPU those full GCs took (not the node's: the row's CPU figure leaves it out).
+ */
+function sampleLiveHeap(everyMs: number): { stop: () => { peak: number; samples: number; gcCpuMs: number } } {
 	let peak = 0;
 	let samples = 0;
+	let gcCpuMs = 0;
 	const timer = setInterval(() => {
+		const before = process.cpuUsage();
 		global.gc?.();
+		const spent = process.cpuUsage(before);
+		gcCpuMs += (spent.user + spent.system) / 1000;
 		peak = Math.max(peak, process.memoryUsage().heapUsed);
 		samples++;
 	}, everyMs);
 	return {
 		stop: () => {
 			clearInterval(timer);
-			return { peak, samples };
+			return { peak, samples, gcCpuMs };
 		},
 	};
 }
@@ -260,13 +269,14 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 		wallMs,
 		startedAt,
 		endedAt,
-		cpuMs: (used.user + used.system) / 1000,
+		cpuMs: (used.user + used.system) / 1000 - (live?.gcCpuMs ?? 0),
 		rssBeforeMb: mb(rssBefore),
 		heapBeforeMb: mb(heapBefore),
 		rssPeakGrowthMb: mb(rssPeak - rssBefore),
 		heapGrowthMb: mb(heapAfter - heapBefore),
 		liveHeapGrowthMb: live && live.samples ? mb(live.peak - heapBefore) : null,
 		liveHeapSamples: live?.samples ?? 0,
+		liveHeapGcCpuMs: live?.gcCpuMs ?? 0,
 		peakHeapGrowthMb: heapPeakBytes === undefined ? null : mb(Math.max(heapPeakBytes, heapAfter) - heapBefore),
 		executions: figures,
 	};
