@@ -29,7 +29,7 @@ export const SIZES = {
 	/** how often the SMS Send memory rows take a full GC and read the heap left */
 	liveHeapEveryMs: pick(1_000, 5_000),
 	/** the same for Send Bulk's memory rows, which finish in seconds */
-	bulkLiveHeapEveryMs: pick(500, 1_000),
+	bulkLiveHeapEveryMs: pick(100, 250),
 	/** Rate rows: N processes on one fresh key, these many Sends in all (split between them). */
 	rate: { counts: [1, 2, 4], items: pick({ free: 20, starter: 60 }, { free: 100, starter: 400 }) },
 	/** Send and the floor at Business pace, in alternating rounds (the machine's load hits both alike). */
