@@ -119,6 +119,8 @@ export async function nodeRow(bench: Bench, s: LabelledScenario, worker: BenchWo
 					liveHeapGrowthMb: round(result.liveHeapGrowthMb, 1),
 					liveHeapKbPerItem: round((result.liveHeapGrowthMb * 1024) / s.items, 2),
 					liveHeapSamples: result.liveHeapSamples,
+					// left out of cpuMs: the sampler's, not the node's
+					liveHeapGcCpuMs: round(result.liveHeapGcCpuMs, 1),
 				}),
 		heapBeforeMb: round(result.heapBeforeMb, 1),
 		// Where the time beyond the minimum goes: before the first call arrived, after the last one.
