@@ -87,7 +87,7 @@ export async function memoryRows(bench: Bench): Promise<Row[]> {
 		if (capped) limitMb = Math.ceil((await baselineOf(scenario)) + SEND_CAP_MB);
 		// Once the node's code is loaded and warm: the live heap then shows what the send holds per item.
 		const warmup = { id: 'warmup-memory-send', label: '', operation: 'send' as const, plan: 'business' as Plan, items: 200, key: warmupKey, offset: scenario.offset + 900_000 };
-		rows.push(await freshProcessRow(bench, { ...scenario }, limitMb ? [`--max-old-space-size=${limitMb}`] : [], limitMb, warmup));
+		rows.push(await freshProcessRow(bench, scenario, limitMb ? [`--max-old-space-size=${limitMb}`] : [], limitMb, warmup));
 	}
 	return rows;
 }
