@@ -101,11 +101,11 @@ const kindOf = (operation: NodeScenario['operation']): Row['kind'] =>
 export async function nodeRow(bench: Bench, s: LabelledScenario, worker: BenchWorker): Promise<Row> {
 	await clearRequestLog(bench.url);
 	log(`bench: ${s.id} (${s.label}, ${s.plan}, ${s.items} items)`);
-	const { result, posts } = await withSendPosts(bench.url, s.key, async () => await worker.run(s, bench.url));
 	const plan = PLANS[s.plan];
-	const figures = logFigures(posts, plan.rate);
 	const bulk = s.operation === 'sendBulk' || s.operation === 'bulkChunks';
 	const expectedCalls = bulk ? Math.ceil(s.items / plan.perCall) : s.items;
+	const { result, posts } = await withSendPosts(bench.url, s.key, expectedCalls, async () => await worker.run(s, bench.url));
+	const figures = logFigures(posts, plan.rate);
 	const minMs = minimumMs(bench, s.plan, expectedCalls, bulk ? Math.min(s.items, plan.perCall) : 1);
 	const errors = result.executions.filter((e) => e.error).map((e) => e.error);
 	const row = rowFrom({ ...s, kind: kindOf(s.operation) }, s.items, expectedCalls, minMs, result, figures);

@@ -11,9 +11,11 @@ export type SharedFigures = Record<string, unknown> & { executions: Array<{ shar
 export async function sharedRow(bench: Bench, scenario: LabelledScenario, accountId: string, worker: BenchWorker): Promise<{ row: Row; shared: SharedFigures }> {
 	await clearRequestLog(bench.url);
 	log(`bench: ${scenario.id} (${scenario.label}, ${scenario.executions} × ${scenario.items} items, one ${scenario.plan} key)`);
-	const { result, posts } = await withSendPosts(bench.url, scenario.key, async () => await worker.run(scenario, bench.url));
 	const plan = PLANS[scenario.plan];
 	const bulk = scenario.operation === 'sendBulk';
+	const recipients = scenario.items * scenario.executions!;
+	const calls = bulk ? scenario.executions! * Math.ceil(scenario.items / plan.perCall) : recipients;
+	const { result, posts } = await withSendPosts(bench.url, scenario.key, calls, async () => await worker.run(scenario, bench.url));
 	// When the service created each execution's messages (its reference tells them apart).
 	const created = (await messages(bench.url, accountId)).map((m) => ({ ref: m.reference, at: Date.parse(m.createdAt) }));
 	const times = result.executions.map((e) => created.filter((m) => m.ref === e.reference).map((m) => m.at));
@@ -27,8 +29,6 @@ export async function sharedRow(bench: Bench, scenario: LabelledScenario, accoun
 	});
 	const total = callsInOverlap.reduce((a, b) => a + b, 0);
 	const shares = callsInOverlap.map((c) => round(total ? c / total : null, 3));
-	const recipients = scenario.items * scenario.executions!;
-	const calls = bulk ? scenario.executions! * Math.ceil(scenario.items / plan.perCall) : recipients;
 	const shared: SharedFigures = {
 		executions: result.executions.map((e, i) => ({ ...e, wallMs: round(e.wallMs, 0), shareWhileBothRan: shares[i] })),
 		overlapS: round((overlapEnd - overlapStart) / 1000, 2),
