@@ -1,6 +1,6 @@
 /**
- * `npm run bench:credentials`: what reading the credential once per node run saves in a REAL n8n
- * (issue 23). In n8n every `getCredentials` is a database query, a decryption and the credential's
+ * `npm run bench:credentials`: what reading the credential once per node run saves in a REAL n8n.
+ * In n8n every `getCredentials` is a database query, a decryption and the credential's
  * expression resolution; before transport/credentials.ts read it once per node run, an SMS Send
  * read it twice per request (apiRequest, then httpRequestWithAuthentication again).
  *

@@ -3,8 +3,7 @@
  * one scenario at a time as the orchestrator asks, and measures around each execution: wall time,
  * this process's CPU time (the emulator is another process) and RSS.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'fs';
-import { getHeapStatistics } from 'v8';
+import { mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
@@ -15,6 +14,7 @@ process.env.N8N_LOG_LEVEL = 'silent';
 
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { mb, peakRss, resetPeakRss, sampleHeapPeak, sampleLiveHeap } from './heapSamplers';
 import { inputItems, MESSAGE, PLANS, TEMPLATE, type Plan } from './lib';
 import { BENCH_NODE_NAME, BenchUserBuild, type UserBuild } from './userBuilds';
 
@@ -76,6 +76,8 @@ export interface WorkerResult {
 	liveHeapGrowthMb: number | null;
 	/** live heap samples taken */
 	liveHeapSamples: number;
+	/** CPU of the sampler's full GCs (already left out of cpuMs) */
+	liveHeapGcCpuMs: number;
 	/** highest V8 heap in use while the execution ran (sampled) minus before it; null unless sampleHeap */
 	peakHeapGrowthMb: number | null;
 	executions: ExecutionFigures[];
@@ -146,64 +148,6 @@ function parameters(scenario: NodeScenario, reference: string, url: string): IDa
 	};
 }
 
-const mb = (bytes: number) => bytes / 1024 / 1024;
-
-/**
- * Peak RSS without sampling (a 5 ms sampler costs ~20 ms CPU a second, more than the node): Linux
- * keeps the high-water mark (VmHWM) and resets it to the current RSS on `5` > /proc/self/clear_refs.
- * Elsewhere the process's maxRSS, which only shows a peak above every earlier one.
- */
-function resetPeakRss(): boolean {
-	try {
-		writeFileSync('/proc/self/clear_refs', '5');
-		return true;
-	} catch {
-		return false;
-	}
-}
-
-function peakRss(resettable: boolean): number {
-	if (resettable) {
-		const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-		if (match) return Number(match[1]) * 1024;
-	}
-	return process.resourceUsage().maxRSS * 1024;
-}
-
-/**
- * The V8 heap's peak while the execution runs: sampled every 2 ms between the node's awaits (a
- * synchronous stretch in between is seen at its end), so a lower bound of the true peak.
- */
-function sampleHeapPeak(): { stop: () => number } {
-	let peak = 0;
-	const sample = () => (peak = Math.max(peak, getHeapStatistics().used_heap_size));
-	const timer = setInterval(sample, 2);
-	return {
-		stop: () => {
-			clearInterval(timer);
-			sample();
-			return peak;
-		},
-	};
-}
-
-/** The live heap (after a full GC), every `everyMs` while the execution runs: its highest value. */
-function sampleLiveHeap(everyMs: number): { stop: () => { peak: number; samples: number } } {
-	let peak = 0;
-	let samples = 0;
-	const timer = setInterval(() => {
-		global.gc?.();
-		peak = Math.max(peak, process.memoryUsage().heapUsed);
-		samples++;
-	}, everyMs);
-	return {
-		stop: () => {
-			clearInterval(timer);
-			return { peak, samples };
-		},
-	};
-}
-
 async function run(scenario: NodeScenario, url: string, barrier = false): Promise<WorkerResult> {
 	const { executeNode, registerNodeType } = await import('../test/helpers/n8n');
 	registerNodeType(BENCH_NODE_NAME, new BenchUserBuild());
@@ -260,13 +204,14 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 		wallMs,
 		startedAt,
 		endedAt,
-		cpuMs: (used.user + used.system) / 1000,
+		cpuMs: (used.user + used.system) / 1000 - (live?.gcCpuMs ?? 0),
 		rssBeforeMb: mb(rssBefore),
 		heapBeforeMb: mb(heapBefore),
 		rssPeakGrowthMb: mb(rssPeak - rssBefore),
 		heapGrowthMb: mb(heapAfter - heapBefore),
 		liveHeapGrowthMb: live && live.samples ? mb(live.peak - heapBefore) : null,
 		liveHeapSamples: live?.samples ?? 0,
+		liveHeapGcCpuMs: live?.gcCpuMs ?? 0,
 		peakHeapGrowthMb: heapPeakBytes === undefined ? null : mb(Math.max(heapPeakBytes, heapAfter) - heapBefore),
 		executions: figures,
 	};

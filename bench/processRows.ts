@@ -1,0 +1,190 @@
+/**
+ * The rate rows: N worker processes (1, 2, 4) started together on one fresh Free or Starter key, the
+ * limit shared through Redis, against the sliding window; and, as a control, 2 processes at Free each
+ * with its own limiter. Each row has its own key (a fresh window), its own account (its messages tell
+ * the processes apart by reference) and its own slots in Redis.
+ */
+import { startRedis } from '../test/helpers/services';
+import { clearRequestLog, logFigures, messages, PLANS, requestLog, round, seedAccount, type Plan } from './lib';
+import { keyFor, log, SIZES, want } from './config';
+import type { NodeScenario } from './worker';
+import { BenchWorker } from './workerProcess';
+
+/** One "N processes on one key" row: N worker processes, each one Send execution, started together. */
+export interface ProcessesRow {
+	id: string;
+	label: string;
+	processes: number;
+	sharedLimiter: boolean;
+	plan: Plan;
+	rate: number;
+	itemsPerProcess: number;
+	items: number;
+	requests: number;
+	accepted: number;
+	rateLimited: number;
+	otherErrors: number;
+	requestsPerAccepted: number | null;
+	lost: number;
+	achievedRate: number | null;
+	rateRatio: number | null;
+	/** from the first process's start to the last one's end */
+	wallS: number;
+	/** items / plan rate: the (items − 1) spacings plus one call */
+	minimumS: number;
+	/** between the earliest and the latest start of the processes' executions */
+	startSpreadMs: number;
+	/** between consecutive arrivals at the emulator: accepted requests, and all requests */
+	minGapMs: { accepted: number | null; all: number | null };
+	medianGapMs: { accepted: number | null; all: number | null };
+	/** accepted gaps shorter than 90 % of the plan's spacing (1000 / rate ms) */
+	acceptedGapsUnder90Pct: number;
+	/** accepted requests in the busiest 1,000 ms (the sliding window's count), and in the first 1,000 ms */
+	mostInAnySecond: number;
+	inFirstSecond: number;
+	perProcess: Array<{
+		pid: number | undefined;
+		reference: string;
+		/** messages the service created with this process's reference */
+		accepted: number;
+		/** accepted requests of this process while every process still had some to make */
+		shareWhileAllRan: number | null;
+		startedAfterMs: number;
+		finishedAfterS: number;
+		error?: string;
+	}>;
+}
+
+const processPlans = [
+	...(['free', 'starter'] as const).flatMap((plan) => SIZES.rate.counts.map((n) => ({ id: `rate-${plan}-${n}-shared`, plan, n, shared: true }))),
+	{ id: 'rate-free-2-local', plan: 'free' as const, n: 2, shared: false },
+].filter((p) => want(p.id));
+
+/** Every wanted rate row, with a redis-server and a pool of warmed worker processes of its own. */
+export async function processesRows(url: string, oneCallMs: number): Promise<ProcessesRow[]> {
+	if (!processPlans.length) return [];
+	log('bench: starting redis-server (test/helpers/services.ts)');
+	const redis = await startRedis();
+	const pool = Array.from({ length: Math.max(...processPlans.map((p) => p.n)) }, () => new BenchWorker());
+	try {
+		const sharedLimit = { host: redis.host, port: redis.port, database: 0, prefix: 'svc-messaging' };
+		// Warm-ups in every process: one Send without and one with the shared limit, own Business keys.
+		const warmKeys = pool.map((_, i) => ({ local: keyFor(`warmup-process-${i}`), shared: keyFor(`warmup-process-${i}-shared`) }));
+		await seedAccount(url, warmKeys.flatMap((k) => [k.local, k.shared]).map((key) => ({ key, plan: 'business' as Plan })));
+		await Promise.all(
+			pool.map(async (w, i) => {
+				const warm: NodeScenario = { id: 'warmup-process', operation: 'send', plan: 'business', items: 20, key: warmKeys[i].local, offset: 30_000_000 + i * 100 };
+				await w.run(warm, url);
+				await w.run({ ...warm, key: warmKeys[i].shared, offset: warm.offset! + 50, sharedLimit }, url);
+			}),
+		);
+		const rows: ProcessesRow[] = [];
+		let offsetBase = 40_000_000;
+		for (const p of processPlans) {
+			const label = `${p.n} process${p.n > 1 ? 'es' : ''} on one fresh ${p.plan} key, Send, limiter ${p.shared ? 'shared (Redis)' : 'per process'}`;
+			const perProcess = Math.ceil(SIZES.rate.items[p.plan] / p.n);
+			rows.push(await processesRow(url, p.id, label, pool.slice(0, p.n), p.shared ? sharedLimit : undefined, (offsetBase += 10_000), oneCallMs, p.plan, perProcess));
+		}
+		return rows;
+	} finally {
+		await Promise.all(pool.map(async (w) => await w.stop()));
+		await redis.stop();
+	}
+}
+
+/**
+ * One "N processes on one key" row: a fresh key of `planName` on its own account, the processes
+ * armed (inputs built, GC done) and started at one Date.now() moment, then the emulator's log and
+ * messages read.
+ */
+async function processesRow(
+	url: string,
+	id: string,
+	label: string,
+	workers: BenchWorker[],
+	sharedLimit: NodeScenario['sharedLimit'],
+	offset: number,
+	oneCallMs: number,
+	planName: Plan,
+	perProcess: number,
+): Promise<ProcessesRow> {
+	const plan = PLANS[planName];
+	const key = keyFor(id);
+	const accountId = await seedAccount(url, [{ key, plan: planName }]);
+	await clearRequestLog(url);
+	log(`bench: ${id} (${label}, ${workers.length} × ${perProcess} items)`);
+	const scenarios: NodeScenario[] = workers.map((_, i) => ({
+		id,
+		operation: 'send',
+		plan: planName,
+		items: perProcess,
+		key,
+		offset: offset + i * perProcess,
+		tag: `P${i + 1}-`,
+		sharedLimit,
+	}));
+	const armed = await Promise.all(workers.map(async (w, i) => await w.arm(scenarios[i], url)));
+	// Every process is waiting at the barrier: all start at the same Date.now() moment.
+	const startAt = Date.now() + 250;
+	const results = await Promise.all(armed.map(async (a) => await a.start(startAt)));
+
+	const requests = await requestLog(url, key);
+	const figures = logFigures(requests, plan.rate);
+	const created = await messages(url, accountId);
+	const accepted = created.length;
+	const items = perProcess * workers.length;
+	const times = results.map((r) => created.filter((m) => m.reference === r.executions[0].reference).map((m) => Date.parse(m.createdAt)));
+	// While every process still had requests to make: from the first acceptance until the first
+	// process's last one.
+	const withAny = times.filter((t) => t.length);
+	const overlapStart = Math.min(...withAny.map((t) => Math.min(...t)));
+	const overlapEnd = Math.min(...withAny.map((t) => Math.max(...t)));
+	const inside = times.map((t) => t.filter((x) => x >= overlapStart && x <= overlapEnd).length);
+	const insideTotal = inside.reduce((a, b) => a + b, 0);
+	const firstStart = Math.min(...results.map((r) => r.startedAt));
+	const lastEnd = Math.max(...results.map((r) => r.endedAt));
+	const gaps = (list: number[]) => {
+		const sorted = [...list].sort((a, b) => a - b);
+		return sorted.slice(1).map((t, i) => t - sorted[i]);
+	};
+	const acceptedGaps = gaps(requests.filter((r) => r.status !== null && r.status < 400).map((r) => Date.parse(r.time)));
+	const allGaps = gaps(requests.map((r) => Date.parse(r.time)));
+	const median = (list: number[]) => (list.length ? [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] : null);
+	const spacing = 1000 / plan.rate;
+	if (accepted !== figures.okCalls) log(`bench: ${id}: ${accepted} messages but ${figures.okCalls} accepted requests`);
+	return {
+		id,
+		label,
+		processes: workers.length,
+		sharedLimiter: !!sharedLimit,
+		plan: planName,
+		rate: plan.rate,
+		itemsPerProcess: perProcess,
+		items,
+		requests: figures.calls,
+		accepted,
+		rateLimited: figures.rateLimited,
+		otherErrors: figures.otherErrors,
+		requestsPerAccepted: accepted ? round(figures.calls / accepted, 2) : null,
+		lost: items - accepted,
+		achievedRate: round(figures.achievedRate),
+		rateRatio: round(figures.rateRatio, 3),
+		wallS: round((lastEnd - firstStart) / 1000, 2)!,
+		minimumS: round(((items - 1) / plan.rate) * 1000 + oneCallMs, 0)! / 1000,
+		startSpreadMs: Math.max(...results.map((r) => r.startedAt)) - firstStart,
+		minGapMs: { accepted: acceptedGaps.length ? Math.min(...acceptedGaps) : null, all: allGaps.length ? Math.min(...allGaps) : null },
+		medianGapMs: { accepted: median(acceptedGaps), all: median(allGaps) },
+		acceptedGapsUnder90Pct: acceptedGaps.filter((g) => g < spacing * 0.9).length,
+		mostInAnySecond: figures.mostInAnySecond,
+		inFirstSecond: figures.inFirstSecond,
+		perProcess: results.map((r, i) => ({
+			pid: workers[i].pid,
+			reference: r.executions[0].reference,
+			accepted: times[i].length,
+			shareWhileAllRan: insideTotal ? round(inside[i] / insideTotal, 3) : null,
+			startedAfterMs: r.startedAt - firstStart,
+			finishedAfterS: round((r.endedAt - firstStart) / 1000, 2)!,
+			error: r.executions[0].error,
+		})),
+	};
+}
