@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'crypto';
 
-import { startEmulatorProcess, type EmulatorProcess } from '../e2e/harness';
+import { startEmulatorWithClient, type EmulatorProcess } from '../e2e/harness';
 import { SEED_KEYS } from '../emulator';
 import { shutdownN8nCore } from '../helpers/n8n';
 import { recordCase } from './tally';
@@ -26,7 +26,7 @@ const gc = (global as unknown as { gc?: () => void }).gc;
 beforeAll(async () => {
 	// In its own process (its state is not this process's heap). Slow lifecycle: no message is final
 	// while the executions wait, so only the node's wake-up calls resume them.
-	emu = await startEmulatorProcess({ timeScale: 1000 });
+	emu = await startEmulatorWithClient({ timeScale: 1000 });
 	n8n = await startWaitingN8n(() => ({
 		parameters: sendAndWaitParameters('webhook', TIMEOUT_S),
 		credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } },

@@ -11,7 +11,7 @@ import {
 	http,
 	isInstalled,
 	N8n,
-	startEmulatorProcess,
+	startEmulatorWithClient,
 	targetInfo,
 	WEBHOOK_SECRET,
 	type CredentialJson,
@@ -86,7 +86,7 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 	const timings: Record<string, number> = {};
 	try {
 		const t0 = Date.now();
-		const started = await Promise.allSettled([startRedis(), startPostgres(), startEmulatorProcess({ log })]);
+		const started = await Promise.allSettled([startRedis(), startPostgres(), startEmulatorWithClient({ log })]);
 		const [redisResult, postgresResult, emulatorResult] = started;
 		if (redisResult.status === 'fulfilled') stoppers.push({ what: 'redis', stop: () => redisResult.value.stop() });
 		if (postgresResult.status === 'fulfilled') stoppers.push({ what: 'postgres', stop: () => postgresResult.value.stop() });
