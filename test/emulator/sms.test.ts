@@ -1,5 +1,6 @@
 import { SEED_KEYS, startEmulator, type RunningEmulator } from './index';
-import { Client, expectError, waitFor } from './testkit';
+import { Client, expectError } from './testkit';
+import { waitFor } from '../helpers/waitFor';
 
 let emu: RunningEmulator;
 let api: Client;
@@ -165,10 +166,10 @@ describe('message lookup and sender IDs', () => {
 			creditsUsed: 1,
 			createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
 		});
-		const delivered = await waitFor(async () => {
+		const delivered = await waitFor('delivery', async () => {
 			const r = await api.get(`/api/sms/messages/${id}`, { key });
 			return r.body.data.status === 'DELIVERED' && r.body.data;
-		}, 'delivery');
+		}, 10_000, 10);
 		expect(Date.parse(delivered.deliveredAt)).toBeGreaterThanOrEqual(Date.parse(delivered.sentAt));
 		expect(Date.parse(delivered.sentAt)).toBeGreaterThanOrEqual(Date.parse(delivered.createdAt));
 		expectError(await api.get(`/api/sms/messages/${id}`, { key: SEED_KEYS.nochat }), 404, 'NOT_FOUND', /not found/);
