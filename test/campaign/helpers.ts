@@ -4,7 +4,8 @@ import { SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
 import { executeNode, type TestCredentials } from '../helpers/n8n';
 
 export { SEED_KEYS, SEED_LOGINS };
-export { emulator, waitFor } from '../helpers/emulator';
+export { emulator } from '../helpers/emulator';
+export { waitFor } from '../helpers/waitFor';
 
 type Login = { email: string; password: string };
 

@@ -3,7 +3,8 @@ import type { TestCredentials } from '../helpers/n8n';
 
 export { SEED_KEYS, SEED_LOGINS };
 
-export { emulator, waitFor } from '../helpers/emulator';
+export { emulator } from '../helpers/emulator';
+export { waitFor } from '../helpers/waitFor';
 
 export function apiKeyCredentials(url: string, apiKey: string = SEED_KEYS.business, plan = 'business'): TestCredentials {
 	return { svcMessagingApi: { baseUrl: url, apiKey, plan } };

@@ -9,7 +9,7 @@ import type { NodeSetup, TestCredentials } from '../helpers/n8n';
 import { callWebhook, registerNodeType, shutdownN8nCore } from '../helpers/n8n';
 import type { CapturedDelivery } from './harness';
 import { asWebhookRequest, n8nAnswer, startReceiver } from './harness';
-import { waitFor } from '../helpers/emulator';
+import { waitFor } from '../helpers/waitFor';
 import { freeTcpPort, startRedis, type RedisServer } from '../helpers/services';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 
@@ -363,11 +363,15 @@ describe('duplicates', () => {
 			expect(attempts[1].rawBody.equals(attempts[0].rawBody)).toBe(true);
 			// The receiver sees the second attempt before the emulator has logged its answer: wait for both.
 			const log = await waitFor(
-				async () =>
-					emulator.control
+				'both attempts logged with their answers',
+				() => {
+					const attemptsLogged = emulator.control
 						.webhookAttempts()
-						.filter((a: { messageId: string; event: string }) => a.messageId === retried.messageId && a.event === 'message.delivered'),
-				(attemptsLogged) => attemptsLogged.length === 2 && attemptsLogged.every((a: { status: number | null }) => a.status !== null),
+						.filter((a: { messageId: string; event: string }) => a.messageId === retried.messageId && a.event === 'message.delivered');
+					return attemptsLogged.length === 2 && attemptsLogged.every((a: { status: number | null }) => a.status !== null) && attemptsLogged;
+				},
+				10_000,
+				25,
 			);
 			expect(log.map((a: { status: number | null }) => a.status)).toEqual([500, 200]);
 
