@@ -1,5 +1,5 @@
 /**
- * Issue 25 in the editor (headless Chromium against a real n8n 2.41.1; 1.123.81 with
+ * Node version 2 in the editor (headless Chromium against a real n8n 2.41.1; 1.123.81 with
  * N8N_E2E_TARGET=1): the forms node version 2 changes, as a new node shows them, with a screenshot
  * of each (docs/images/v2-*.png with the default n8n); the credential's notices and hints; the output schemas
  * and the documentation link n8n serves for the package.

@@ -2,8 +2,8 @@
  * The package's node and credential classes for code that may run under ts-node (the bench, its
  * workers, the demo and dev scripts go through test/helpers/n8n.ts). They are loaded by their `.ts`
  * file name: `import … from '…/SvcMessaging.node'` is a trap outside jest, because Node tries
- * `.json` before ts-node's `.ts` and so loads the codex file SvcMessaging.node.json instead
- * (issue 23). tsNodeImports.test.ts keeps every ts-node entry point free of that trap.
+ * `.json` before ts-node's `.ts` and so loads the codex file SvcMessaging.node.json instead.
+ * tsNodeImports.test.ts keeps every ts-node entry point free of that trap.
  */
 import type * as ActionNode from '../../nodes/SvcMessaging/SvcMessaging.node';
 import type * as TriggerNode from '../../nodes/SvcMessaging/SvcMessagingTrigger.node';

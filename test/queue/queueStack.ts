@@ -98,7 +98,8 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 		timings.servicesMs = Date.now() - t0;
 		log(`[queue] redis ${redis.host}:${redis.port}, postgres ${postgres.host}:${postgres.port}/${postgres.database}, emulator ${emulator.url}`);
 		await emulator.client.patchAccount('acc_demo', { webhookSecret: WEBHOOK_SECRET });
-		// The strictest reading of "N requests per second": at most N in any 1,000 ms (issue 23).
+		// The strictest reading of "N requests per second": at most N in any 1,000 ms, so a
+		// burst that a per-second bucket would allow still counts against the plan.
 		// An emulator setting: the tests' resets keep it.
 		const mode = await http('PUT', `${emulator.url}/__emulator/rate-limit`, { mode: 'sliding-window' });
 		if (mode.status !== 200) throw new Error(`could not put the emulator in sliding-window mode: ${mode.status}`);
