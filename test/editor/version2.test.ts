@@ -6,25 +6,16 @@
  */
 import { SEED_KEYS } from '../emulator/seed';
 import { CREDENTIAL_NAMES, http } from '../e2e/harness';
-import { addFromNodesPanel, docsPicture, openEditor, openProbe, screenshot, useCredential, visibleLabels, type EditorSession } from './editorSession';
+import { addFromNodesPanel, docsPicture, editorForEachFile, openProbe, useCredential, visibleLabels, type EditorSession } from './editorSession';
 
 const PACKAGE = 'n8n-nodes-svc-messaging';
 const DOCUMENTATION_URL = 'https://github.com/svc-messaging/n8n-nodes-svc-messaging#nodes-and-credentials';
 
 let session: EditorSession;
 
-beforeAll(async () => {
-	session = await openEditor();
+editorForEachFile('version2-last-test', (opened) => (session = opened), async () => {
 	// The approved template otp_code, which Send Template's picker lists.
 	await session.stack.emulator.client.prepareOtpFallback(SEED_KEYS.starter, []);
-}, 240_000);
-
-afterAll(async () => {
-	await session?.close();
-}, 60_000);
-
-afterEach(async () => {
-	await screenshot(session, 'version2-last-test').catch(() => undefined);
 });
 
 const inputValue = async (parameter: string) =>

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'child_process';
 import { join } from 'path';
+import { killGroup, stopGroup } from './processGroup';
 import { FatalWaitError, waitFor } from './waitFor';
 
 const ROOT = join(__dirname, '..', '..');
@@ -29,32 +30,27 @@ export interface EmulatorProcess {
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-	if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-	try {
-		process.kill(-child.pid, signal);
-	} catch {
-		child.kill(signal);
-	}
-}
-
-/** An emulator outliving its caller would hold its port: killed when this process exits. */
+/**
+ * An emulator outliving its caller would hold its port: killed when this process exits, and on a
+ * signal (its own process group does not get the terminal's Ctrl-C). The process then exits unless
+ * another handler of that signal (the e2e harness's) is there to stop the rest first.
+ */
 function installExitHook(): void {
 	if (exitHookInstalled) return;
 	exitHookInstalled = true;
 	process.on('exit', () => {
 		for (const child of running) killGroup(child, 'SIGKILL');
 	});
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+		process.once(signal, () => {
+			for (const child of running) killGroup(child, 'SIGTERM');
+			if (process.listenerCount(signal) === 0) process.exit(130);
+		});
+	}
 }
 
-async function stopProcess(child: ChildProcess, graceMs = 3_000): Promise<void> {
-	if (child.exitCode === null && child.signalCode === null) {
-		const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-		killGroup(child, 'SIGTERM');
-		const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
-		await exited;
-		clearTimeout(timer);
-	}
+async function stopProcess(child: ChildProcess): Promise<void> {
+	await stopGroup(child, 3_000);
 	running.delete(child);
 }
 

@@ -4,6 +4,9 @@
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'child_process';
 import { createServer } from 'net';
+import { killGroup, stopGroup } from '../../helpers/processGroup';
+
+export { killGroup };
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -57,17 +60,6 @@ export async function http<T = any>(
 
 export const children = new Set<ChildProcess>();
 
-export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-	if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-	try {
-		process.kill(-child.pid, signal);
-	} catch {
-		try {
-			child.kill(signal);
-		} catch {}
-	}
-}
-
 let exitHookInstalled = false;
 export function installExitHook(): void {
 	if (exitHookInstalled) return;
@@ -84,15 +76,7 @@ export function installExitHook(): void {
 }
 
 export async function stopChild(child: ChildProcess, graceMs = 8_000): Promise<void> {
-	if (child.exitCode !== null || child.signalCode !== null) {
-		children.delete(child);
-		return;
-	}
-	const exited = new Promise<void>((r) => child.once('exit', () => r()));
-	killGroup(child, 'SIGTERM');
-	const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
-	await exited;
-	clearTimeout(timer);
+	await stopGroup(child, graceMs);
 	children.delete(child);
 }
 
