@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'child_process';
 import { join } from 'path';
-import { killGroup, stopGroup } from './processGroup';
+import { killAtExit, stopGroup } from './processGroup';
 import { FatalWaitError, waitFor } from './waitFor';
 
 const ROOT = join(__dirname, '..', '..');
@@ -30,23 +30,11 @@ export interface EmulatorProcess {
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-/**
- * An emulator outliving its caller would hold its port: killed when this process exits, and on a
- * signal (its own process group does not get the terminal's Ctrl-C). The process then exits unless
- * another handler of that signal (the e2e harness's) is there to stop the rest first.
- */
+/** An emulator outliving its caller would hold its port. */
 function installExitHook(): void {
 	if (exitHookInstalled) return;
 	exitHookInstalled = true;
-	process.on('exit', () => {
-		for (const child of running) killGroup(child, 'SIGKILL');
-	});
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-		process.once(signal, () => {
-			for (const child of running) killGroup(child, 'SIGTERM');
-			if (process.listenerCount(signal) === 0) process.exit(130);
-		});
-	}
+	killAtExit(running);
 }
 
 async function stopProcess(child: ChildProcess): Promise<void> {

@@ -25,3 +25,20 @@ export async function stopGroup(child: ChildProcess, graceMs: number): Promise<v
 	await exited;
 	clearTimeout(timer);
 }
+
+/**
+ * Kills every process of `children` when this process exits, and on SIGINT/SIGTERM/SIGHUP (their
+ * own process groups do not get the terminal's Ctrl-C); after a signal this process exits unless
+ * another handler of that signal is still to run (it exits after stopping what it owns).
+ */
+export function killAtExit(children: Set<ChildProcess>): void {
+	process.on('exit', () => {
+		for (const child of children) killGroup(child, 'SIGKILL');
+	});
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+		process.once(signal, () => {
+			for (const child of children) killGroup(child, 'SIGTERM');
+			if (process.listenerCount(signal) === 0) process.exit(130);
+		});
+	}
+}

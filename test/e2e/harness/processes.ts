@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'child_process';
 import { createServer } from 'net';
-import { killGroup, stopGroup } from '../../helpers/processGroup';
+import { killAtExit, killGroup, stopGroup } from '../../helpers/processGroup';
 
 export { killGroup };
 
@@ -64,15 +64,7 @@ let exitHookInstalled = false;
 export function installExitHook(): void {
 	if (exitHookInstalled) return;
 	exitHookInstalled = true;
-	process.on('exit', () => {
-		for (const child of children) killGroup(child, 'SIGKILL');
-	});
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-		process.once(signal, () => {
-			for (const child of children) killGroup(child, 'SIGTERM');
-			process.exit(130);
-		});
-	}
+	killAtExit(children);
 }
 
 export async function stopChild(child: ChildProcess, graceMs = 8_000): Promise<void> {
