@@ -10,7 +10,7 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import { LOGIN_FAILED, LOGIN_RATE_LIMITED, LOGIN_UNAVAILABLE } from '../nodes/SvcMessaging/transport/errors';
-import { LOGIN_RETRY } from '../nodes/SvcMessaging/transport/service';
+import { LOGIN_RETRY } from '../nodes/SvcMessaging/transport/loginRetry';
 
 /** A token, or the error with whether trying again may help (and the wait the service asked for). */
 type LoginAnswer = { accessToken: string } | { error: Error; transient: boolean; retryAfterMs?: number };

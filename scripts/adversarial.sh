@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run test:adversarial: the attack and broken-parts cases, then the memory cases, each memory
 # file alone in a jest run of its own (a worker that ran other files first still holds their
-# leftovers, and a busy machine delays the garbage collector: both blur a heap measurement). One tally file for both runs; the last prints the line
+# leftovers, and a busy machine delays the garbage collector: both blur a heap measurement). One
+# tally file for all the runs; the last prints the line
 # `adversarial: N cases, 0 sent twice, 0 lost, 0 forged accepted, peak heap per waiting execution X KB`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -13,7 +13,7 @@ const notices = (apiKey: string) =>
 		.filter((p) => p.type === 'notice' && NodeHelpers.displayParameter({ apiKey, plan: 'free' }, p, null, null))
 		.map((p) => p.name);
 
-describe('API credential form (issue 25)', () => {
+describe('API credential form', () => {
 	it('a typed sandbox key shows the sandbox notice; once saved, a notice still says how to tell a sandbox key', () => {
 		expect(notices('svc_test_abc')).toEqual(['sandboxNotice']);
 		expect(notices(SAVED_KEY)).toEqual(['sandboxSavedNotice']);

@@ -9,7 +9,7 @@ import { SvcMessaging } from '../nodes/SvcMessaging/SvcMessaging.node';
  * Node version 2 must leave version 1's form as it was: test/fixtures/description-v1.json holds
  * the node's properties as they were before version 2 (taken from the description snapshot of
  * that commit), plus what both versions gained since for safety (Chat Message's option "Allow
- * Private Media Hosts", issue 22; SMS Send's "Allow Private Delivery Report Hosts" and the
+ * Private Media Hosts"; SMS Send's "Allow Private Delivery Report Hosts" and the
  * template naming rule in Create's Name description; SMS Send and Send Bulk's option "Replace
  * Look-Alike Characters", off by default). Version 1's view of today's properties — those shown for version 1, with their
  * `@version` condition removed — must serialise to exactly that text.

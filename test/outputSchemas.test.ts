@@ -1,5 +1,5 @@
 /**
- * Issue 25: the output schemas the package ships (nodes/SvcMessaging/__schema__, copied to dist by
+ * The output schemas the package ships (nodes/SvcMessaging/__schema__, copied to dist by
  * the build) let the editor map fields before the first run. n8n serves
  * `__schema__/v<version padded to x.y.z>/<resource>/<operation>.json` next to the node's file
  * (`__schema__/v1.0.0.json` for the trigger, which has neither), and the editor reads JSON Schema
@@ -11,10 +11,10 @@ import { dirname, join } from 'path';
 
 import type { IDataObject } from 'n8n-workflow';
 
+import { useEmulator } from './helpers/emulatorFixture';
 import { parseDeliveryReport } from '../nodes/SvcMessaging/trigger/payload';
 import { flattenReport } from '../nodes/SvcMessaging/trigger/output';
-import { startEmulator, type RunningEmulator } from './emulator/index';
-import { executeNode, shutdownN8nCore } from './helpers/n8n';
+import { executeNode } from './helpers/n8n';
 import { apiKeyCredentials, noSender } from './sms/fixtures';
 
 const SCHEMA_DIR = join(__dirname, '../nodes/SvcMessaging/__schema__');
@@ -79,14 +79,8 @@ function check(file: string, outputs: IDataObject[]) {
 	for (const output of outputs) expectDescribed(schema, output);
 }
 
-let emu: RunningEmulator;
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 0.001 });
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+// Not reset between tests: the lookups read what the sends before them sent.
+const emu = useEmulator({ resetEachTest: false });
 
 const run = async (parameters: IDataObject, items: IDataObject[]) =>
 	(await executeNode({ parameters: { resource: 'sms', senderId: noSender, ...parameters }, credentials: apiKeyCredentials(emu.url), typeVersion: 2 }, items))

@@ -1,5 +1,5 @@
 /**
- * Issue 23, memory: Send Bulk to 20,000 recipients, {{placeholders}} filled from each item's fields,
+ * Send Bulk to 20,000 recipients, {{placeholders}} filled from each item's fields,
  * at Business (two calls of 10,000). The chunks are streamed: every recipient is checked first,
  * each call's body is built when its turn comes, and what stays per recipient is its number, its
  * ledger identity and its output. The V8 heap is sampled while the node runs (a lower bound of
@@ -13,7 +13,9 @@
 import { getHeapStatistics } from 'v8';
 
 import { call, inputItems, seedAccount, startEmulatorProcess, TEMPLATE, type Emulator } from '../../bench/lib';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
+import { apiKeyCredentials } from '../helpers/credentials';
+import { executeNode } from '../helpers/n8n';
+import { sendBulkParameters } from '../sms/fixtures';
 import { recordCase } from './tally';
 
 const RECIPIENTS = 20_000;
@@ -28,7 +30,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await emulator.stop();
-	await shutdownN8nCore();
 });
 
 function sampleHeapPeak(): () => number {
@@ -47,17 +48,8 @@ it('Send Bulk to 20,000 recipients: peak heap per 1,000 recipients under the bou
 	expect(gc).toBeDefined(); // jest.adversarial.config.js runs under node --expose-gc
 	const key = `svc_test_bulk_memory_${Date.now()}`;
 	const accountId = await seedAccount(emulator.url, [{ key, plan: 'business' }]);
-	const parameters = {
-		resource: 'sms',
-		operation: 'sendBulk',
-		recipientsSource: 'items',
-		phoneNumber: '={{ $json.phone }}',
-		variablesSource: 'allFields',
-		message: TEMPLATE,
-		senderId: { __rl: true, mode: 'list', value: '' },
-		options: { reference: 'bulk-memory' },
-	};
-	const credentials = { svcMessagingApi: { baseUrl: emulator.url, apiKey: key, plan: 'business' } };
+	const parameters = sendBulkParameters({ message: TEMPLATE, options: { reference: 'bulk-memory' } });
+	const credentials = apiKeyCredentials(emulator.url, { apiKey: key });
 	// Warm: code compiled, n8n-core's helpers loaded (not part of what 20,000 recipients cost).
 	await executeNode({ parameters, credentials }, inputItems(200, 9_000_000));
 

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 9: the in-process send ledger is bounded by bytes (SEND_LEDGER.maxMemoryBytes);
+ * The in-process send ledger is bounded by bytes (SEND_LEDGER.maxMemoryBytes);
  * past the bound whole runs go, finished ones first, then open ones not written to for
  * SEND_LEDGER.openRunProtectionMs. Filled past its bound by real Send Bulk runs against the
  * emulator (execution retries, whose runs never count as finished; the protection set to 0 here so
@@ -7,28 +7,24 @@
  * minus the heap after clearing it. And an open run bigger than the bound keeps every entry while
  * protected: its Retry On Fail sends nothing twice.
  */
-import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore, type NodeSetup } from '../helpers/n8n';
-import { noSender } from '../sms/fixtures';
+import { apiKeyCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode, type NodeSetup } from '../helpers/n8n';
+import { sendBulkParameters } from '../sms/fixtures';
 import { recordCase } from './tally';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
 import { heldSize } from '../../nodes/SvcMessaging/sending/ledgerMemory';
-import { SEND_LEDGER } from '../../nodes/SvcMessaging/transport/service';
+import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledgerBounds';
 
 const RUNS = 6;
 const RECIPIENTS_PER_RUN = 10_000;
-let emu: RunningEmulator;
+// The second case counts from where the first left the emulator (its credits, its messages).
+const emu = useEmulator({ timeScale: 1000, resetEachTest: false });
 
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 1000 });
+beforeAll(() => {
 	for (const account of emu.control.accounts()) emu.control.updateAccount(account.id, { credits: 10_000_000 });
-}, 60_000);
-
-afterAll(async () => {
-	clearLocalLedger();
-	await emu.close();
-	await shutdownN8nCore();
 });
+afterAll(clearLocalLedger);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -40,17 +36,8 @@ function heapUsed(): number {
 
 function bulk(executionId: string, mode?: NodeSetup['mode']): NodeSetup {
 	return {
-		parameters: {
-			resource: 'sms',
-			operation: 'sendBulk',
-			recipientsSource: 'items',
-			phoneNumber: '={{ $json.phone }}',
-			variablesSource: 'none',
-			message: 'Your order has shipped and will arrive tomorrow between 9:00 and 12:00.',
-			senderId: noSender,
-			options: {},
-		},
-		credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } },
+		parameters: sendBulkParameters({ variablesSource: 'none', message: 'Your order has shipped and will arrive tomorrow between 9:00 and 12:00.' }),
+		credentials: apiKeyCredentials(emu.url),
 		executionId,
 		mode,
 	};

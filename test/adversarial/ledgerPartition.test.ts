@@ -1,69 +1,27 @@
 /**
- * Issue 22, item 4: the send ledger in a Redis partition. A real redis-server behind our TCP proxy
- * (tcpProxy.ts); Redis is cut in the middle of a run, after some posts were accepted and while
- * others are still at the service. Then the executions list's Retry runs on "another worker": this
- * process's ledger, limiters and Redis clients are forgotten first. Counted at the emulator: nobody
- * gets a message twice, and every item ends accepted, refused as of unknown outcome, or failed unsent
- * with the Redis error. The same with a slow Redis (every chunk held back): no hang, nothing twice.
+ * The send ledger in a Redis partition. A real redis-server behind our TCP proxy (redisBehindProxy.ts);
+ * Redis is cut in the middle of a run, after some posts were accepted and while others are still at
+ * the service. Then the executions list's Retry runs on "another worker": this process's ledger,
+ * limiters and Redis clients are forgotten first. Counted at the emulator: nobody gets a message
+ * twice, and every item ends accepted, refused as of unknown outcome, or failed unsent with the
+ * Redis error. The same with a slow Redis (every chunk held back): no hang, nothing twice.
  */
 import Redis from 'ioredis';
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore, type NodeSetup } from '../helpers/n8n';
-import { startRedis, type RedisServer } from '../helpers/services';
+import { executeNode, type NodeSetup } from '../helpers/n8n';
 import { waitFor } from '../helpers/waitFor';
 import { sendParameters } from '../sms/fixtures';
+import { freshWorker, useRedisBehindProxy } from './redisBehindProxy';
 import { recordCase } from './tally';
-import { startTcpProxy, type TcpProxy } from './tcpProxy';
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
-import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
-import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 
-const REDIS_PASSWORD = 'redis-ledger-pw-0001';
-let emu: RunningEmulator;
-let redis: RedisServer;
-let proxy: TcpProxy;
-
-beforeAll(async () => {
-	redis = await startRedis({ password: REDIS_PASSWORD });
-	proxy = await startTcpProxy(redis.port);
-	emu = await startEmulator({ port: 0, timeScale: 1000 });
-}, 120_000);
-
-afterAll(async () => {
-	await freshWorker();
-	await proxy.close();
-	await emu.close();
-	await redis.stop();
-	await shutdownN8nCore();
-});
-
-/** What another worker (or a restarted one) starts with: no ledger in memory, no Redis connections. */
-async function freshWorker(): Promise<void> {
-	await closeSharedLimiters();
-	await closeRedisClients();
-	clearLocalLedger();
-}
-
-const credentials = () => ({
-	svcMessagingApi: {
-		baseUrl: emu.url,
-		apiKey: SEED_KEYS.starter,
-		plan: 'starter',
-		sharedRateLimit: true,
-		redisHost: '127.0.0.1',
-		redisPort: proxy.port,
-		redisPassword: REDIS_PASSWORD,
-		redisDatabase: 0,
-		redisPrefix: 'svc-messaging-partition',
-	},
-});
+const bed = useRedisBehindProxy('partition', { plan: 'starter' });
+const emu = bed.emu;
 
 const phones = (base: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(base + i).padStart(8, '0')}` }));
 
 function setup(executionId: string, mode?: NodeSetup['mode']): NodeSetup {
-	return { parameters: sendParameters(), credentials: credentials(), executionId, mode, settings: { onError: 'continueRegularOutput' } };
+	return { parameters: sendParameters(), credentials: bed.credentials(), executionId, mode, settings: { onError: 'continueRegularOutput' } };
 }
 
 /** Messages the service got more than once for one recipient. */
@@ -98,7 +56,7 @@ it('Redis cut mid-run, then a Retry on a fresh worker: 0 sent twice, nothing los
 	emu.control.addFault({ kind: 'slow', delayMs: 600, count: 100, pathPrefix: '/api/sms/send-api' });
 	const running = executeNode(setup('partition-a'), items);
 	await waitFor('30 messages at the service', () => emu.control.messages().length >= 30, 30_000, 5);
-	proxy.setMode('cut');
+	bed.proxy.setMode('cut');
 	const [first] = await running;
 	emu.control.clearFaults();
 
@@ -110,14 +68,15 @@ it('Redis cut mid-run, then a Retry on a fresh worker: 0 sent twice, nothing los
 	// Exactly the accepted items reached the service.
 	expect(emu.control.messages().map((m) => m.phoneNumber).sort()).toEqual(acceptedFirst.sort());
 
-	proxy.setMode('open');
+	bed.proxy.setMode('open');
 	await freshWorker();
+	// What the service has before the Retry (the Retry may now send items the first run never started).
+	const atService = new Set(emu.control.messages().map((m) => m.phoneNumber));
 	const [retry] = await executeNode(setup('partition-b', 'retry'), items);
 	expect(retry).toHaveLength(100);
 	const fates = tally(retry);
 	expect(fates.get('other') ?? 0).toBe(0);
-	// Every message the service has is reported (already sent, or of unknown outcome): none again.
-	const atService = new Set(emu.control.messages().map((m) => m.phoneNumber));
+	// Every message the service had is reported (already sent, or of unknown outcome): none again.
 	const unrecorded = retry.filter((item, i) => atService.has(items[i].phone) && fateOf(item) === 'unknownOutcome');
 	for (const [i, item] of retry.entries()) {
 		if (atService.has(items[i].phone)) expect(['alreadySent', 'unknownOutcome']).toContain(fateOf(item));
@@ -137,7 +96,7 @@ it('Redis cut mid-run, then a Retry on a fresh worker: 0 sent twice, nothing los
 
 it('a slow Redis (200 ms per chunk): the run and its Retry finish, 0 sent twice, nothing lost', async () => {
 	await freshWorker();
-	proxy.setMode('slow', 200);
+	bed.proxy.setMode('slow', 200);
 	const before = emu.control.messages().length;
 	const items = phones(62_000_000, 12);
 	// One send answers 500 (it may have been processed): the run fails, and its Retry must decide.
@@ -150,7 +109,7 @@ it('a slow Redis (200 ms per chunk): the run and its Retry finish, 0 sent twice,
 	await freshWorker();
 	const [retry] = await executeNode(setup('slow-b', 'retry'), items);
 	const seconds = (Date.now() - started) / 1000;
-	proxy.setMode('open');
+	bed.proxy.setMode('open');
 
 	expect(failed?.message).toMatch(/1 message\(s\) were not accepted .*11 were accepted/);
 	expect(seconds).toBeLessThan(100);
@@ -168,12 +127,12 @@ it('a slow Redis (200 ms per chunk): the run and its Retry finish, 0 sent twice,
 it('the "under way" write refused by Redis: nothing is posted, every item fails unsent with the Redis error', async () => {
 	await freshWorker();
 	// A Redis user that may use the shared limit but not write the send ledger's entries.
-	const admin = new Redis({ host: '127.0.0.1', port: redis.port, password: REDIS_PASSWORD });
-	await admin.call('ACL', 'SETUSER', 'no-ledger', 'on', '>no-ledger-pw-0001', '~b_*', '~svc-messaging-partition:pause:*', '+@all');
+	const admin = new Redis({ host: '127.0.0.1', port: bed.redis.port, password: bed.password });
+	await admin.call('ACL', 'SETUSER', 'no-ledger', 'on', '>no-ledger-pw-0001', '~b_*', `~${bed.prefix}:pause:*`, '+@all');
 	admin.disconnect();
 	const before = emu.control.messages().length;
 	const items = phones(63_000_000, 5);
-	const limited = { svcMessagingApi: { ...credentials().svcMessagingApi, redisUser: 'no-ledger', redisPassword: 'no-ledger-pw-0001' } };
+	const limited = bed.credentials({ redis: { port: bed.proxy.port, user: 'no-ledger', password: 'no-ledger-pw-0001' } });
 	const [out] = await executeNode({ ...setup('refused-a'), credentials: limited }, items);
 
 	expect(emu.control.messages().length - before).toBe(0);

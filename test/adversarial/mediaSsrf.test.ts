@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 2: chat media links to private, loopback, link-local and metadata addresses are
+ * Chat media links to private, loopback, link-local and metadata addresses are
  * refused before any request (the emulator counts no chat message, the local HTTPS host no HEAD),
  * and "Verify Media Link" refuses a host name that resolves to one. As an AI tool the model sets
  * the link, so the rule is in the node's field rules (rules/chatMedia.ts, rules/mediaVerify.ts).
@@ -7,32 +7,26 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 
-import { startEmulator, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import { chatSend, credentials, errorOf, OPTED_IN, startMediaHost } from '../chat/helpers';
+import { apiKeyCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
+import { chatPosts, chatSend, errorOf, OPTED_IN, startMediaHost } from '../chat/helpers';
 import { recordCase } from './tally';
 
-let emu: RunningEmulator;
+const emu = useEmulator();
 let host: Awaited<ReturnType<typeof startMediaHost>>;
 
 beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 0.001 });
 	host = await startMediaHost({ '/ok.png': { contentType: 'image/png', contentLength: 1000 } });
 });
-
 afterAll(async () => {
 	await host.close();
-	await emu.close();
-	await shutdownN8nCore();
 });
-
 beforeEach(() => {
-	emu.control.reset();
 	host.heads.splice(0);
 });
 
 const port = () => new URL(host.url).port;
-const chatPosts = () => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/chat/messages');
 
 const PRIVATE_LINKS: Array<[string, string]> = [
 	['loopback 127/8', `https://127.0.0.1:{port}/ok.png`],
@@ -59,9 +53,9 @@ it.each(PRIVATE_LINKS)('refuses a media link to %s before any request', async (n
 	expect(error.message).toMatch(/^Item 0: "Media Link" must point to a public host: .+ \(turn on the option "Allow Private Media Hosts" to allow it\) \(got ".+"\)$/);
 	// The refusal quotes the link (shortened) so that a user finds the row.
 	expect(error.message).toContain(`(got ${JSON.stringify(link.length > 40 ? `${link.slice(0, 39)}…` : link)})`);
-	expect(chatPosts()).toHaveLength(0);
+	expect(chatPosts(emu)).toHaveLength(0);
 	expect(host.heads).toHaveLength(0);
-	recordCase(`media link to ${name}: refused before any request`, { sentTwice: 0, lost: 0, forgedAccepted: chatPosts().length + host.heads.length });
+	recordCase(`media link to ${name}: refused before any request`, { sentTwice: 0, lost: 0, forgedAccepted: chatPosts(emu).length + host.heads.length });
 });
 
 it('with Continue On Fail, every private link is one error item naming its rule; nothing is sent or lost', async () => {
@@ -69,7 +63,7 @@ it('with Continue On Fail, every private link is one error item naming its rule;
 	const [out] = await executeNode(
 		{
 			parameters: { resource: 'chatMessage', operation: 'send', phoneNumber: OPTED_IN, messageType: 'image', mediaLink: '={{ $json.link }}' },
-			credentials: credentials(emu.url),
+			credentials: apiKeyCredentials(emu.url),
 			settings: { onError: 'continueRegularOutput' },
 		},
 		links,
@@ -80,8 +74,8 @@ it('with Continue On Fail, every private link is one error item naming its rule;
 		expect(item.json).toMatchObject({ accepted: false });
 		expect(String(item.json.errorMessage)).toMatch(/"Media Link" must point to a public host/);
 	}
-	expect(chatPosts()).toHaveLength(0);
-	recordCase(`${links.length} private media links with Continue On Fail: all error items`, { sentTwice: 0, lost: links.length - out.length, forgedAccepted: chatPosts().length });
+	expect(chatPosts(emu)).toHaveLength(0);
+	recordCase(`${links.length} private media links with Continue On Fail: all error items`, { sentTwice: 0, lost: links.length - out.length, forgedAccepted: chatPosts(emu).length });
 });
 
 it('"Verify Media Link" refuses a host name that resolves to 127.0.0.1 (this machine\'s name), before its HEAD request', async () => {
@@ -96,8 +90,8 @@ it('"Verify Media Link" refuses a host name that resolves to 127.0.0.1 (this mac
 		new RegExp(`^Item 0: "Media Link" must point to a public host: ${name} resolves to [0-9a-f.:]+, an? (loopback|private) address`),
 	);
 	expect(host.heads).toHaveLength(0);
-	expect(chatPosts()).toHaveLength(0);
-	recordCase('media link host name resolving to 127.0.0.1: Verify refuses before HEAD', { sentTwice: 0, lost: 0, forgedAccepted: host.heads.length + chatPosts().length });
+	expect(chatPosts(emu)).toHaveLength(0);
+	recordCase('media link host name resolving to 127.0.0.1: Verify refuses before HEAD', { sentTwice: 0, lost: 0, forgedAccepted: host.heads.length + chatPosts(emu).length });
 });
 
 it('"Allow Private Media Hosts" lets the same link through: the HEAD request reaches the host and the message is sent', async () => {
@@ -110,5 +104,5 @@ it('"Allow Private Media Hosts" lets the same link through: the HEAD request rea
 	});
 	expect(out.json.accepted).toBe(true);
 	expect(host.heads).toEqual([{ method: 'HEAD', path: '/ok.png' }]);
-	expect(chatPosts()).toHaveLength(1);
+	expect(chatPosts(emu)).toHaveLength(1);
 });

@@ -43,7 +43,6 @@ it('Redis lost mid-run: the unposted items fail together without a connection ea
 		expect(item.json.errorCode).toBe('REDIS_UNAVAILABLE');
 		expect(String(item.json.errorMessage)).toMatch(/Redis at 127\.0\.0\.1:\d+/);
 	}
-	// Only Redis clients' own reconnects, never one per failed item.
 	// Only the Redis clients' own reconnects (about one a second while cut: 9-15 measured), never one
 	// per failed item, which the reverted first window did.
 	console.log(`Redis lost mid-run: ${failed.length} of ${ITEMS} failed unsent in ${ms} ms; ${attemptsWhileCut} Redis connection attempts while cut`);

@@ -1,6 +1,6 @@
 /**
- * Issue 22, item 5: a Redis that keeps its connections open but stops answering (a network
- * partition, a stopped process behind a live proxy) must not hang the node. A TCP proxy of our own
+ * A Redis that keeps its connections open but stops answering (a network partition, a stopped
+ * process behind a live proxy) must not hang the node. A TCP proxy of our own
  * (tcpProxy.ts) stands between the nodes and a real redis-server; "silent" drops everything in both directions.
  * Every Redis command has a time limit: the send then fails unsent with the clear "Lost the
  * connection to Redis" error, and the emulator counts what was sent.

@@ -1,37 +1,45 @@
 /**
- * Issue 22, item 1: forged delivery reports at "Send and Wait for Delivery"'s resume URL. The node
- * runs in n8n-core's real contexts behind a stand-in for n8n's waiting-webhook server
- * (waitingN8n.ts); the emulator sends the messages and posts their real reports to the webhookUrl
- * the node gave it. Forged, replayed, misdirected and foreign reports change nothing; the service's
- * real reports still resume the execution and sort every message, also after the credential's API
- * key was replaced while it waited (its token and wake-up signature use a secret of the wait).
+ * Forged delivery reports at "Send and Wait for Delivery"'s resume URL. The node runs in n8n-core's
+ * real contexts behind a stand-in for n8n's waiting-webhook server (waitingN8n.ts); the emulator sends
+ * the messages and posts their real reports to the webhookUrl the node gave it. Forged, replayed,
+ * misdirected and foreign reports change nothing; the service's real reports still resume the
+ * execution and sort every message, also after the credential's API key was replaced while it waited
+ * (its token and wake-up signature use a secret of the wait).
  */
 import { createHmac } from 'crypto';
 
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { WAIT_KEY } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
-import { SEED_ACCOUNT_IDS, SEED_KEYS, startEmulator, type RunningEmulator } from '../emulator';
-import { shutdownN8nCore } from '../helpers/n8n';
+import { SEED_ACCOUNT_IDS, SEED_KEYS } from '../emulator';
+import { apiKeyCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
 import { recordCase } from './tally';
-import { startWaitingN8n, type WaitingN8n, type WaitingRun, sendAndWaitParameters } from './waitingN8n';
+import { useWaitingN8n, type WaitingN8n, type WaitingRun, sendAndWaitParameters } from './waitingN8n';
 
 const SECRET = 'whsec_adversarial_0001';
 /** Long enough for each case; short so that the node's own wake-up calls (at the timeout) end with the file. */
 const TIMEOUT_S = 15;
-let emu: RunningEmulator;
-let lastStart = 0;
-
-beforeAll(async () => {
-	// Reports retry 30 s × 0.05 = 1.5 s after a 409.
-	emu = await startEmulator({ port: 0, timeScale: 0.05 });
-}, 60_000);
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+// Reports retry 30 s × 0.05 = 1.5 s after a 409. Each block below sets the account up once for its cases.
+const emu = useEmulator({ timeScale: 0.05, resetEachTest: false });
 
 const parameters = sendAndWaitParameters('webhook', TIMEOUT_S);
+
+/**
+ * The block's account (its webhook secret, or none) on a fresh emulator state, and the stand-in for
+ * n8n that runs the node with the credential as n8n would read it at each call; it closes after the
+ * node's wake-up calls of the block's executions (at their timeout) have come.
+ */
+function waitingN8nWith(webhookSecret: string | undefined, apiKey: () => string = () => SEED_KEYS.business): WaitingN8n {
+	beforeAll(() => {
+		emu.control.reset();
+		emu.control.updateAccount(SEED_ACCOUNT_IDS.demo, { webhookSecret: webhookSecret ?? null });
+	});
+	return useWaitingN8n(
+		() => ({ parameters, credentials: apiKeyCredentials(emu.url, { apiKey: apiKey(), webhookSecret }) }),
+		(TIMEOUT_S + 1) * 1000,
+	);
+}
 
 async function post(url: string, body: object, headers: Record<string, string> = {}) {
 	const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -70,28 +78,15 @@ describe.each([
 	['without a Webhook Secret', undefined],
 	['with a Webhook Secret', SECRET],
 ])('the API key replaced while it waits, %s on the credential', (_label, webhookSecret) => {
-	let n8n: WaitingN8n;
 	/** The credential's key as n8n would read it at each call: the test replaces it while the execution waits. */
 	let apiKey: string = SEED_KEYS.business;
-	beforeAll(async () => {
-		emu.control.reset();
-		emu.control.updateAccount(SEED_ACCOUNT_IDS.demo, { webhookSecret: webhookSecret ?? null });
-		n8n = await startWaitingN8n(() => ({
-			parameters,
-			credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey, plan: 'business', ...(webhookSecret ? { webhookSecret } : {}) } },
-		}));
-	});
-	afterAll(async () => {
-		await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastStart + TIMEOUT_S * 1000 + 1000 - Date.now())));
-		await n8n.close();
-	});
+	const n8n = waitingN8nWith(webhookSecret, () => apiKey);
 	const tag = webhookSecret ? 's' : 'u';
 
 	it('the real reports still resume it and sort every message; nothing refused, nothing sent twice, no secret in the outputs', async () => {
 		apiKey = SEED_KEYS.business;
 		emu.control.holdCarrier(true);
 		const inputs = [{ phone: '+254712330001' }, { phone: '+254712330999' }];
-		lastStart = Date.now();
 		const run = await n8n.start(`rotate-${tag}`, inputs);
 		expect(run.state).toBe('waiting');
 		// The wait's secret, kept in the waiting node's stack entry (not in its items).
@@ -116,7 +111,6 @@ describe.each([
 		apiKey = SEED_KEYS.business;
 		const inputs = [{ phone: '+254712340001' }];
 		emu.control.loseReports(inputs.map((i) => i.phone));
-		lastStart = Date.now();
 		const run = await n8n.start(`rotate-deadline-${tag}`, inputs);
 		expect(run.state).toBe('waiting');
 		apiKey = SEED_KEYS.enterprise;
@@ -135,26 +129,12 @@ describe.each([
 	['without a Webhook Secret', undefined],
 	['with a Webhook Secret', SECRET],
 ])('%s on the credential', (_label, webhookSecret) => {
-	let n8n: WaitingN8n;
-	beforeAll(async () => {
-		emu.control.reset();
-		emu.control.updateAccount(SEED_ACCOUNT_IDS.demo, { webhookSecret: webhookSecret ?? null });
-		n8n = await startWaitingN8n(() => ({
-			parameters,
-			credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business', ...(webhookSecret ? { webhookSecret } : {}) } },
-		}));
-	});
-	afterAll(async () => {
-		// The node's wake-up calls of finished executions meet n8n's 409 "finished" and end.
-		await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastStart + TIMEOUT_S * 1000 + 1000 - Date.now())));
-		await n8n.close();
-	});
+	const n8n = waitingN8nWith(webhookSecret);
 
 	it('forged, replayed, misdirected and foreign reports change nothing; the real reports still resume and sort every message', async () => {
 		emu.control.holdCarrier(true);
 		const tag = webhookSecret ? 's' : 'u';
 		const inputs = [{ phone: '+254712310001' }, { phone: '+254712310999' }];
-		lastStart = Date.now();
 		const run = await n8n.start(`forge-${tag}`, inputs);
 		const other = await n8n.start(`other-${tag}`, [{ phone: '+254712310002' }]);
 		expect(run.state).toBe('waiting');
@@ -214,7 +194,6 @@ describe.each([
 		emu.control.holdCarrier(true);
 		const tag = webhookSecret ? 's' : 'u';
 		const inputs = [{ phone: '+254712320001' }, { phone: '+254712320002' }];
-		lastStart = Date.now();
 		const run = await n8n.start(`replay-${tag}`, inputs);
 		const [first] = waitingItems(run).map((i) => ({ id: String(i.json.messageId), phone: String(i.json.phoneNumber) }));
 		const url = webhookUrlOf(run);

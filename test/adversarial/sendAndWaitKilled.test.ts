@@ -7,47 +7,19 @@
 import { spawn } from 'child_process';
 import { join } from 'path';
 
-import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import { startRedis, type RedisServer } from '../helpers/services';
+import { executeNode } from '../helpers/n8n';
+import { useRedisBehindProxy } from './redisBehindProxy';
 import { recordCase } from './tally';
 import { sendAndWaitParameters } from './waitingN8n';
-import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
-import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 
-const REDIS_PASSWORD = 'redis-killed-pw-0001';
-let emu: RunningEmulator;
-let redis: RedisServer;
-
-beforeAll(async () => {
-	redis = await startRedis({ password: REDIS_PASSWORD });
-	// Real time: a message is final 4 s after it is accepted, so the worker is still polling when killed.
-	emu = await startEmulator({ port: 0, timeScale: 1 });
-}, 120_000);
-
-afterAll(async () => {
-	await closeSharedLimiters();
-	await closeRedisClients();
-	await emu.close();
-	await redis.stop();
-	await shutdownN8nCore();
-});
-
-const credentials = () => ({
-	baseUrl: emu.url,
-	apiKey: SEED_KEYS.business,
-	plan: 'business',
-	sharedRateLimit: true,
-	redisHost: '127.0.0.1',
-	redisPort: redis.port,
-	redisPassword: REDIS_PASSWORD,
-	redisDatabase: 0,
-	redisPrefix: 'svc-messaging-killed',
-});
+// Real time: a message is final 4 s after it is accepted, so the worker is still polling when killed.
+// The proxy stays open: Redis itself is not what this case breaks.
+const bed = useRedisBehindProxy('killed', { plan: 'business', timeScale: 1 });
+const { emu } = bed;
 
 it('a worker SIGKILLed while Send and Wait polls, then Retry on a fresh worker: no number gets two SMS', async () => {
 	const phones = ['+254712360001', '+254712360002', '+254712360003'];
-	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'sendAndWaitWorker.ts'), JSON.stringify({ credentials: credentials(), phones, executionId: 'killed-a' })], {
+	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'sendAndWaitWorker.ts'), JSON.stringify({ credentials: bed.credentials().svcMessagingApi, phones, executionId: 'killed-a' })], {
 		cwd: join(__dirname, '../..'),
 		stdio: 'ignore',
 	});
@@ -61,7 +33,7 @@ it('a worker SIGKILLed while Send and Wait polls, then Retry on a fresh worker: 
 	expect(emu.control.messages()).toHaveLength(3);
 
 	const [delivered, notDelivered] = await executeNode(
-		{ parameters: { ...sendAndWaitParameters('polling', 10), options: { pollInterval: 1 } }, credentials: { svcMessagingApi: credentials() }, executionId: 'killed-b', mode: 'retry' },
+		{ parameters: sendAndWaitParameters('polling', 10, { pollInterval: 1 }), credentials: bed.credentials(), executionId: 'killed-b', mode: 'retry' },
 		phones.map((phone) => ({ phone })),
 	);
 	expect([...delivered, ...notDelivered].map((i) => i.json.alreadySent)).toEqual([true, true, true]);

@@ -1,17 +1,15 @@
 /**
- * Issue 22, item 8: a waiting execution of "Send and Wait for Delivery" must not keep its node
- * context (input items, run data) in memory until its wake time (up to 24 h). 40 executions wait,
- * each with 10 items carrying 100 KB of extra JSON; the heap is measured after a full GC
- * (node --expose-gc) while all of them wait. Before the fix each waiting execution held its whole
- * context through the wake-up call's closure (about 1.2 MB each).
+ * A waiting execution of "Send and Wait for Delivery" must not keep its node context (input items,
+ * run data) in memory until its wake time (up to 24 h). 40 executions wait, each with 10 items
+ * carrying 100 KB of extra JSON; the heap is measured after a full GC (node --expose-gc) while all
+ * of them wait. A wake-up call whose closure held the node's context cost about 1.2 MB each.
  */
 import { randomBytes } from 'crypto';
 
 import { startEmulatorWithClient, type EmulatorProcess } from '../e2e/harness';
-import { SEED_KEYS } from '../emulator';
-import { shutdownN8nCore } from '../helpers/n8n';
+import { apiKeyCredentials } from '../helpers/credentials';
 import { recordCase } from './tally';
-import { startWaitingN8n, type WaitingN8n, sendAndWaitParameters } from './waitingN8n';
+import { sendAndWaitParameters, useWaitingN8n } from './waitingN8n';
 
 const EXECUTIONS = 40;
 const ITEMS = 10;
@@ -19,7 +17,6 @@ const TIMEOUT_S = 20;
 /** the warm-up executions are numbered from here */
 const WARM_UP = 100;
 let emu: EmulatorProcess;
-let n8n: WaitingN8n;
 
 const gc = (global as unknown as { gc?: () => void }).gc;
 
@@ -27,16 +24,11 @@ beforeAll(async () => {
 	// In its own process (its state is not this process's heap). Slow lifecycle: no message is final
 	// while the executions wait, so only the node's wake-up calls resume them.
 	emu = await startEmulatorWithClient({ timeScale: 1000 });
-	n8n = await startWaitingN8n(() => ({
-		parameters: sendAndWaitParameters('webhook', TIMEOUT_S),
-		credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } },
-	}));
 }, 60_000);
 afterAll(async () => {
-	await n8n.close();
 	await emu.stop();
-	await shutdownN8nCore();
 });
+const n8n = useWaitingN8n(() => ({ parameters: sendAndWaitParameters('webhook', TIMEOUT_S), credentials: apiKeyCredentials(emu.url) }));
 
 /**
  * The heap in use once garbage stops falling: full GCs with a turn of the event loop between them

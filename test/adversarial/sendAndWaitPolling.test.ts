@@ -1,30 +1,24 @@
 /**
- * Issue 22, item 3: polling's timeout counts from each message's acceptance. 30 items on a Free key
+ * Polling's timeout counts from each message's acceptance. 30 items on a Free key
  * (5 requests per second: sending alone takes 6 s) with the minimum timeout of 5 s: before, the
  * timeout ran out while sending, no message was looked up and all 30 went to "Not Delivered" — a
  * fallback branch would then have sent everyone a second message. The emulator runs in real time
  * (a message is final 4 s after it is accepted).
  */
-import { SEED_KEYS, startEmulator, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
+import { apiKeyCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
 import { recordCase } from './tally';
 import { sendAndWaitParameters } from './waitingN8n';
 
-let emu: RunningEmulator;
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 1 });
-}, 60_000);
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator({ timeScale: 1 });
 
 it('30 items on a Free key, 5 s timeout: every delivered message on "Delivered"; each "Not Delivered" item was looked up', async () => {
 	const inputs = Array.from({ length: 30 }, (_, i) => ({ phone: i === 7 ? '+254712340999' : `+2547123400${String(i).padStart(2, '0')}` }));
 	const [delivered, notDelivered] = await executeNode(
 		{
-			parameters: { ...sendAndWaitParameters('polling', 5), options: { pollInterval: 1 } },
-			credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free' } },
+			parameters: sendAndWaitParameters('polling', 5, { pollInterval: 1 }),
+			credentials: apiKeyCredentials(emu.url, { plan: 'free' }),
 		},
 		inputs,
 	);

@@ -1,63 +1,25 @@
 /**
- * Issue 22, item 6: the deadline path of "Send and Wait for Delivery" (webhook mode) must not need
- * Redis. The credential shares its limits through a real redis-server behind our TCP proxy; once the
- * execution waits, the proxy cuts Redis. At the timeout the node's own signed call still resumes
- * the execution (the resume claim falls back to this process's claim instead of answering 409),
- * and every item ends on an output: none is dropped.
+ * The deadline path of "Send and Wait for Delivery" (webhook mode) must not need Redis. The
+ * credential shares its limits through a real redis-server behind our TCP proxy
+ * (redisBehindProxy.ts); once the execution waits, the proxy cuts Redis. At the timeout the node's
+ * own signed call still resumes the execution (the resume claim falls back to this process's claim
+ * instead of answering 409), and every item ends on an output: none is dropped.
  */
 import type { IExecuteData, INode, INodeType, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { WAIT_KEY } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
 import { deadlineSignature, reportToken } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
-import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
-import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
-import { SEED_KEYS, startEmulator, type RunningEmulator } from '../emulator';
-import { callWebhook, registerNodeType, shutdownN8nCore, type NodeSetup } from '../helpers/n8n';
+import { SEED_KEYS } from '../emulator';
+import { callWebhook, registerNodeType, type NodeSetup } from '../helpers/n8n';
 import { SvcMessaging } from '../helpers/packageClasses';
-import { startRedis, type RedisServer } from '../helpers/services';
+import { useRedisBehindProxy } from './redisBehindProxy';
 import { recordCase } from './tally';
-import { startTcpProxy, type TcpProxy } from './tcpProxy';
-import { startWaitingN8n, type WaitingN8n, sendAndWaitParameters } from './waitingN8n';
+import { sendAndWaitParameters, useWaitingN8n } from './waitingN8n';
 
-const REDIS_PASSWORD = 'redis-cut-wait-pw-0001';
-let emu: RunningEmulator;
-let redis: RedisServer;
-let proxy: TcpProxy;
-let n8n: WaitingN8n;
-let setup: () => NodeSetup;
-
-beforeAll(async () => {
-	redis = await startRedis({ password: REDIS_PASSWORD });
-	proxy = await startTcpProxy(redis.port);
-	emu = await startEmulator({ port: 0, timeScale: 0.05 });
-	setup = () => ({
-		parameters: sendAndWaitParameters('webhook', 5),
-		credentials: {
-			svcMessagingApi: {
-				baseUrl: emu.url,
-				apiKey: SEED_KEYS.business,
-				plan: 'business',
-				sharedRateLimit: true,
-				redisHost: '127.0.0.1',
-				redisPort: proxy.port,
-				redisPassword: REDIS_PASSWORD,
-				redisDatabase: 0,
-				redisPrefix: 'svc-messaging-cut-wait',
-			},
-		},
-	});
-	n8n = await startWaitingN8n(setup);
-}, 120_000);
-
-afterAll(async () => {
-	await n8n.close();
-	await closeSharedLimiters();
-	await closeRedisClients();
-	await proxy.close();
-	await emu.close();
-	await redis.stop();
-	await shutdownN8nCore();
-});
+const bed = useRedisBehindProxy('cut-wait', { plan: 'business', timeScale: 0.05 });
+const { emu } = bed;
+const setup = (): NodeSetup => ({ parameters: sendAndWaitParameters('webhook', 5), credentials: bed.credentials() });
+const n8n = useWaitingN8n(setup);
 
 it('Redis cut while the execution waits: the node\'s own call at the timeout resumes it, every item ends on an output', async () => {
 	emu.control.holdCarrier(true);
@@ -66,7 +28,7 @@ it('Redis cut while the execution waits: the node\'s own call at the timeout res
 	expect(run.state).toBe('waiting');
 	expect(emu.control.messages()).toHaveLength(3);
 
-	proxy.setMode('cut');
+	bed.proxy.setMode('cut');
 	const done = await n8n.finished('cut-1', 40_000);
 	expect(done.state).toBe('finished');
 	// The deadline call was answered 200, not 409 ("resuming") five times.
@@ -103,7 +65,7 @@ function secondProcess(): string {
 }
 
 it('with Redis up, two webhook processes still resume a waiting round once; with Redis cut, the wake-up call is not refused', async () => {
-	proxy.setMode('open');
+	bed.proxy.setMode('open');
 	const otherType = secondProcess();
 	const since = new Date().toISOString();
 	const until = new Date(Date.now() + 60_000).toISOString();
@@ -132,7 +94,7 @@ it('with Redis up, two webhook processes still resume a waiting round once; with
 	const both = [await wakeUp('claim-1', 1), await wakeUp('claim-1', 1, otherType)];
 	expect(both).toEqual([200, 409]);
 	// Redis cut: the second process resumes the next round on its own claim.
-	proxy.setMode('cut');
+	bed.proxy.setMode('cut');
 	expect(await wakeUp('claim-1', 2, otherType)).toBe(200);
 	recordCase('Send and Wait: the round claim holds across webhook processes with Redis up; falls back without it', {
 		sentTwice: 0,

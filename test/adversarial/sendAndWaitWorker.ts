@@ -9,6 +9,6 @@ import { sendAndWaitParameters } from './waitingN8n';
 const { credentials, phones, executionId } = JSON.parse(process.argv[2]) as { credentials: Record<string, string | number | boolean>; phones: string[]; executionId: string };
 
 void executeNode(
-	{ parameters: { ...sendAndWaitParameters('polling', 60), options: { pollInterval: 1 } }, credentials: { svcMessagingApi: credentials }, executionId },
+	{ parameters: sendAndWaitParameters('polling', 60, { pollInterval: 1 }), credentials: { svcMessagingApi: credentials }, executionId },
 	phones.map((phone) => ({ phone })),
 ).then(() => process.exit(0), () => process.exit(1));

@@ -1,5 +1,5 @@
 /**
- * Issue 22, items 10 and 11: hostile delivery reports at the trigger. Signed with the emulator's own
+ * Hostile delivery reports at the trigger. Signed with the emulator's own
  * signer (test/emulator/webhooks.ts sign), handed to the trigger in n8n-core's real WebhookContext.
  * - 2,000 reports with 60 KB message IDs: refused by the schema, the static data stays bounded.
  * - Replays: the replay window is the duplicate ledger (its byte bound, LEDGER_CAPACITY reports) and
@@ -13,11 +13,11 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { SvcMessagingTrigger } from '../../nodes/SvcMessaging/SvcMessagingTrigger.node';
 import { LEDGER_CAPACITY } from '../../nodes/SvcMessaging/trigger/ledger';
-import { TRIGGER_LIMITS } from '../../nodes/SvcMessaging/transport/service';
-import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
+import { TRIGGER_LIMITS } from '../../nodes/SvcMessaging/trigger/limits';
 import { sign } from '../emulator/webhooks';
-import { callWebhook, registerNodeType, shutdownN8nCore, type TestCredentials } from '../helpers/n8n';
-import { startRedis, type RedisServer } from '../helpers/services';
+import { apiKeyCredentials, type SharedLimitRedis, type TestCredentials } from '../helpers/credentials';
+import { callWebhook, registerNodeType } from '../helpers/n8n';
+import { useRedis } from '../helpers/redisFixture';
 import { asWebhookRequest, n8nAnswer } from '../trigger/harness';
 import { recordCase } from './tally';
 
@@ -26,9 +26,9 @@ const TYPE = 'n8n-nodes-svc-messaging.svcMessagingTrigger';
 const SECRET = 'whsec_adversarial_reports_01';
 const LEDGER = 'node:SVC Messaging';
 
-const credentials = (extra: IDataObject = {}): TestCredentials => ({
-	svcMessagingApi: { baseUrl: 'http://127.0.0.1:9', apiKey: 'svc_live_unused', plan: 'free', webhookSecret: SECRET, ...extra },
-});
+/** The trigger only checks signatures: the key and the service's address are never used. */
+const credentials = (redis?: SharedLimitRedis): TestCredentials =>
+	apiKeyCredentials('http://127.0.0.1:9', { apiKey: 'svc_live_unused', plan: 'free', webhookSecret: SECRET, redis });
 
 function report(messageId: string, at = Date.now(), extra: IDataObject = {}) {
 	return {
@@ -50,11 +50,6 @@ async function post(body: unknown, run: { staticData?: IDataObject; parameters?:
 	);
 	return n8nAnswer(call);
 }
-
-afterAll(async () => {
-	await closeRedisClients();
-	await shutdownN8nCore();
-});
 
 it('2,000 reports with 60 KB message IDs are refused, and the ledger stays within its byte bound', async () => {
 	const staticData: IDataObject = {};
@@ -122,25 +117,11 @@ describe('the replay window', () => {
 	});
 
 	describe('with the shared Redis', () => {
-		let redis: RedisServer;
 		const REDIS_PASSWORD = 'redis-replay-pw-0001';
-		beforeAll(async () => {
-			redis = await startRedis({ password: REDIS_PASSWORD });
-		}, 60_000);
-		afterAll(async () => {
-			await closeRedisClients();
-			await redis.stop();
-		});
+		const redis = useRedis({ password: REDIS_PASSWORD });
 
 		it(`a signed report replayed after ${LEDGER_CAPACITY + 100} others starts nothing (the claim lasts a time, not a count)`, async () => {
-			const shared = credentials({
-				sharedRateLimit: true,
-				redisHost: '127.0.0.1',
-				redisPort: redis.port,
-				redisPassword: REDIS_PASSWORD,
-				redisDatabase: 0,
-				redisPrefix: 'svc-replay',
-			});
+			const shared = credentials({ port: redis.port, password: REDIS_PASSWORD, prefix: 'svc-replay' });
 			const original = report('replayed_redis');
 			expect((await post(original, { credentials: shared })).executions).toBe(1);
 			for (let i = 0; i < LEDGER_CAPACITY + 100; i++) await post(report(`redis_other_${i}`), { credentials: shared });
@@ -154,7 +135,7 @@ describe('the replay window', () => {
 		}, 120_000);
 
 		it('a report dated 4 minutes ahead, replayed 6 h 1 min later (past the old 6 h claim), starts nothing: the claim outlasts its window', async () => {
-			const shared = credentials({ sharedRateLimit: true, redisHost: '127.0.0.1', redisPort: redis.port, redisPassword: REDIS_PASSWORD, redisPrefix: 'svc-skew' });
+			const shared = credentials({ port: redis.port, password: REDIS_PASSWORD, prefix: 'svc-skew' });
 			const skewed = report('skewed_redis', Date.now() + 4 * 60_000);
 			expect((await post(skewed, { credentials: shared })).executions).toBe(1);
 			// 6 h 1 min pass for both clocks: n8n's (Date.now) and Redis's (each claim's remaining TTL).

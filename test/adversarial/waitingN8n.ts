@@ -6,6 +6,7 @@
  * execution runs or once it finished, hands the waiting node's entry (its data and metadata, as the
  * node left them) to the node's webhook, and runs the node again on that entry with what the
  * webhook returns. `setup` is read at every call: a test may change the credential while it waits.
+ * `useWaitingN8n` registers the block's hooks: it listens before the block's tests and closes after them.
  */
 import { createServer, type IncomingMessage, type Server } from 'http';
 
@@ -13,6 +14,7 @@ import type { IDataObject, IExecuteData, INode, INodeExecutionData } from 'n8n-w
 
 import { WAIT_KEY } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
 import { callWebhook, executeNode, type NodeSetup } from '../helpers/n8n';
+import { sendParameters } from '../sms/fixtures';
 
 export interface WaitingRun {
 	executionId: string;
@@ -33,7 +35,6 @@ export interface WaitingN8n {
 	start(executionId: string, items: IDataObject[]): Promise<WaitingRun>;
 	/** resolves when the execution has finished (its outputs are set) */
 	finished(executionId: string, timeoutMs: number): Promise<WaitingRun>;
-	close(): Promise<void>;
 }
 
 const isWaitingOutput = (outputs: INodeExecutionData[][]) => outputs.flat().some((item) => item.json[WAIT_KEY] !== undefined);
@@ -44,7 +45,12 @@ async function bodyOf(req: IncomingMessage): Promise<Buffer> {
 	return Buffer.concat(chunks);
 }
 
-export async function startWaitingN8n(setup: () => NodeSetup): Promise<WaitingN8n> {
+/**
+ * `drainMs`: after the block, the close waits until that long past the last start, so that the node's
+ * own wake-up calls (at each execution's timeout) meet n8n's 409 "finished" instead of a closed port.
+ */
+export function useWaitingN8n(setup: () => NodeSetup, drainMs = 0): WaitingN8n {
+	let lastStart = 0;
 	const runs = new Map<string, WaitingRun>();
 	let baseUrl = '';
 	const withBase = (executionId: string): NodeSetup => ({
@@ -103,13 +109,23 @@ export async function startWaitingN8n(setup: () => NodeSetup): Promise<WaitingN8
 			if (!res.headersSent) res.writeHead(500).end(JSON.stringify({ message: error.message }));
 		});
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+	beforeAll(async () => {
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+	});
+	afterAll(async () => {
+		await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastStart + drainMs - Date.now())));
+		server.closeAllConnections();
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+	});
 
 	return {
-		baseUrl,
+		get baseUrl() {
+			return baseUrl;
+		},
 		runs,
 		async start(executionId, items) {
+			lastStart = Date.now();
 			const run: WaitingRun = { executionId, state: 'running', resumes: 0, calls: [] };
 			runs.set(executionId, run);
 			const entry: Partial<IExecuteData> = {};
@@ -124,23 +140,10 @@ export async function startWaitingN8n(setup: () => NodeSetup): Promise<WaitingN8
 				await new Promise((resolve) => setTimeout(resolve, 50));
 			}
 		},
-		async close() {
-			server.closeAllConnections();
-			await new Promise<void>((resolve) => server.close(() => resolve()));
-		},
 	};
 }
 
 /** The Send and Wait for Delivery node's parameters the adversarial cases share (one OTP to `$json.phone`). */
-export function sendAndWaitParameters(waitMode: 'webhook' | 'polling', timeout: number) {
-	return {
-		resource: 'sms',
-		operation: 'sendAndWaitForDelivery',
-		phoneNumber: '={{ $json.phone }}',
-		message: 'Your code is 123456',
-		senderId: { __rl: true, mode: 'list', value: '' },
-		waitMode,
-		timeout,
-		options: {},
-	};
+export function sendAndWaitParameters(waitMode: 'webhook' | 'polling', timeout: number, options: IDataObject = {}) {
+	return sendParameters({ operation: 'sendAndWaitForDelivery', waitMode, timeout, options });
 }

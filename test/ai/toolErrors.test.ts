@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 13: what a model reads when a tool call fails for a reason other than its input.
+ * What a model reads when a tool call fails for a reason other than its input.
  * The tool variant of the node (its type name ends in "Tool", as n8n derives it) runs in n8n-core's
  * ExecuteContext, as n8n's Agent V3 engine runs tool calls; the emulator answers over real HTTP.
  * `errorCode` and `category` come from codes set where the errors are made (never their text), and
@@ -10,31 +10,23 @@ import type { IDataObject, INodeType } from 'n8n-workflow';
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
 import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
-import { SEED_ACCOUNT_IDS, SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
-import { emulator } from '../helpers/emulator';
-import { executeNode, registerNodeType, shutdownN8nCore, type TestCredentials } from '../helpers/n8n';
+import { SEED_ACCOUNT_IDS, SEED_LOGINS } from '../emulator';
+import { accountCredentials, apiKeyCredentials, type ApiKeyOptions } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode, registerNodeType, type TestCredentials } from '../helpers/n8n';
 import { freeTcpPort } from '../helpers/services';
 
 const TOOL = 'n8n-nodes-svc-messaging.svcMessagingTool';
 const regular = new SvcMessaging();
 registerNodeType('svcMessagingTool', Object.create(regular, { description: { value: { ...regular.description, name: 'svcMessagingTool' } } }) as INodeType);
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-beforeEach(() => emu.control.reset());
+const emu = useEmulator();
 afterAll(async () => {
 	await closeSharedLimiters();
 	await closeRedisClients();
-	await emu.close();
-	await shutdownN8nCore();
 });
 
-const apiKey = (extra: Record<string, unknown> = {}): TestCredentials => ({
-	svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free', ...extra },
-});
+const apiKey = (options: ApiKeyOptions = {}) => apiKeyCredentials(emu.url, { plan: 'free', ...options });
 
 async function toolCall(parameters: IDataObject, credentials: TestCredentials, item: IDataObject = {}) {
 	const [out] = await executeNode({ type: TOOL, parameters, credentials }, [item]);
@@ -46,7 +38,7 @@ const SMS_SEND = { resource: 'sms', operation: 'send', phoneNumber: '+2547123001
 
 it('Redis down: REDIS_UNAVAILABLE, retryable, nothing sent (was INVALID_INPUT)', async () => {
 	const closedPort = await freeTcpPort();
-	const result = await toolCall(SMS_SEND, apiKey({ sharedRateLimit: true, redisHost: '127.0.0.1', redisPort: closedPort, redisDatabase: 0, redisPrefix: 'svc-tool-errors' }));
+	const result = await toolCall(SMS_SEND, apiKey({ redis: { port: closedPort, prefix: 'svc-tool-errors' }, extra: { redisDatabase: 0 } }));
 	expect(result).toMatchObject({ success: false, errorCode: 'REDIS_UNAVAILABLE', category: 'REDIS_UNAVAILABLE', retryable: true });
 	expect(String(result.fix)).toMatch(/Nothing was sent\. n8n's Redis .* calling the tool again later may work/);
 	expect(emu.control.messages()).toHaveLength(0);
@@ -56,7 +48,7 @@ it('the login answers 503: LOGIN_UNAVAILABLE, category SERVICE_UNAVAILABLE, retr
 	emu.control.addFault({ kind: 'server-error', status: 503, method: 'POST', pathPrefix: '/api/auth/login', count: 10 });
 	const result = await toolCall(
 		{ resource: 'account', operation: 'getBalance' },
-		{ svcMessagingAccountApi: { baseUrl: emu.url, email: SEED_LOGINS.demo.email, password: SEED_LOGINS.demo.password, accessToken: '' } },
+		accountCredentials(emu.url),
 	);
 	expect(result).toMatchObject({ success: false, errorCode: 'LOGIN_UNAVAILABLE', category: 'SERVICE_UNAVAILABLE', retryable: true });
 	expect(String(result.errorMessage)).toMatch(/the service was unavailable/);
@@ -65,7 +57,7 @@ it('the login answers 503: LOGIN_UNAVAILABLE, category SERVICE_UNAVAILABLE, retr
 it('a wrong password: LOGIN_FAILED, category AUTH_FAILED, not retryable', async () => {
 	const result = await toolCall(
 		{ resource: 'account', operation: 'getBalance' },
-		{ svcMessagingAccountApi: { baseUrl: emu.url, email: SEED_LOGINS.demo.email, password: 'wrong', accessToken: '' } },
+		accountCredentials(emu.url, { login: { email: SEED_LOGINS.demo.email, password: 'wrong' } }),
 	);
 	expect(result).toMatchObject({ success: false, errorCode: 'LOGIN_FAILED', category: 'AUTH_FAILED', retryable: false });
 	expect(String(result.fix)).toMatch(/tell the user to fix the credential/);

@@ -1,20 +1,8 @@
-import type { RunningEmulator } from '../emulator';
-import { credentialsHelper, shutdownN8nCore } from '../helpers/n8n';
-import { byId, createCampaign, credits, emulator, errorOf, getCampaign, requests, run, SEED_LOGINS } from './helpers';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { credentialsHelper } from '../helpers/n8n';
+import { byId, createCampaign, credits, errorOf, getCampaign, requests, run, SEED_LOGINS } from './helpers';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-beforeEach(() => {
-	emu.control.reset();
-	emu.control.clearRequests();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator();
 
 const balance = async (options: Parameters<typeof run>[3] = {}) =>
 	(await run(emu.url, { resource: 'account', operation: 'getBalance' }, [{}], options))[0];

@@ -1,35 +1,12 @@
 import { NodeHelpers } from 'n8n-workflow';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { RunningEmulator } from '../emulator';
-import { executeNode, listSearch, shutdownN8nCore } from '../helpers/n8n';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode, listSearch } from '../helpers/n8n';
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
-import {
-	createParameters,
-	credentials,
-	credits,
-	emulator,
-	errorOf,
-	getCampaign,
-	nairobiWallClock,
-	requests,
-	run,
-	SEED_LOGINS,
-} from './helpers';
+import { createParameters, credentials, credits, errorOf, getCampaign, nairobiWallClock, requests, run, SEED_LOGINS } from './helpers';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-beforeEach(() => {
-	emu.control.reset();
-	emu.control.clearRequests();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator();
 
 const campaignPosts = () => requests(emu, 'POST', '/api/sms/campaigns');
 

@@ -1,14 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { RunningEmulator } from '../emulator';
-import { listSearch, shutdownN8nCore } from '../helpers/n8n';
-import { byId, createParameters, credentials, emulator, requests, run } from './helpers';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { listSearch } from '../helpers/n8n';
+import { byId, createParameters, credentials, requests, run } from './helpers';
 
-let emu: RunningEmulator;
+// The campaigns are created once for the whole file; each test only reads them.
+const emu = useEmulator({ resetEachTest: false });
 const TOTAL = 230;
 
 beforeAll(async () => {
-	emu = await emulator();
 	// One node run, one campaign per input item: "Campaign 1" … "Campaign 230" (ids 1 … 230).
 	const items = Array.from({ length: TOTAL }, (_, n) => ({ n: n + 1 }));
 	const created = await run(emu.url, createParameters({ name: '={{ "Campaign " + $json.n }}' }), items);
@@ -18,10 +18,6 @@ beforeAll(async () => {
 });
 beforeEach(() => {
 	emu.control.clearRequests();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
 });
 
 const listGets = () => requests(emu, 'GET', '/api/sms/campaigns');

@@ -1,20 +1,17 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
-import { executeNode, type TestCredentials } from '../helpers/n8n';
+import { bothCredentials, type TestCredentials } from '../helpers/credentials';
+import { executeNode } from '../helpers/n8n';
 
 export { SEED_KEYS, SEED_LOGINS };
-export { emulator } from '../helpers/emulator';
 export { waitFor } from '../helpers/waitFor';
 
 type Login = { email: string; password: string };
 
-/** Both credentials, as the brief's tests use them; `accessToken` empty so n8n logs in first. */
-export function credentials(url: string, login: Login = SEED_LOGINS.demo, accessToken = ''): TestCredentials {
-	return {
-		svcMessagingAccountApi: { baseUrl: url, email: login.email, password: login.password, accessToken },
-		svcMessagingApi: { baseUrl: url, apiKey: SEED_KEYS.free, plan: 'free' },
-	};
+/** The campaign suites' credentials: the account (empty token, so n8n logs in first) and the Free key. */
+export function credentials(url: string, login?: Login, accessToken?: string): TestCredentials {
+	return bothCredentials(url, { apiKey: { plan: 'free' }, account: { login, accessToken } });
 }
 
 export const byId = (id: unknown) => ({ __rl: true, mode: 'id', value: String(id) });

@@ -4,20 +4,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startEmulator, type RunningEmulator } from '../emulator/index';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
 import { credentials, errorOf } from './helpers';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 0.001 });
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
+const emu = useEmulator();
 
 const campaignPosts = () => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/sms/campaigns');
 

@@ -1,11 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
-import type { RunningEmulator } from '../emulator';
-import { shutdownN8nCore } from '../helpers/n8n';
+import { useEmulator } from '../helpers/emulatorFixture';
 import {
 	byId,
 	createCampaign,
 	credits,
-	emulator,
 	errorOf,
 	getCampaign,
 	nairobiWallClock,
@@ -14,24 +12,10 @@ import {
 	waitFor,
 } from './helpers';
 
-afterAll(async () => {
-	await shutdownN8nCore();
-});
-
 const op = (operation: string, id: unknown, extra: IDataObject = {}) => ({ operation, campaignId: byId(id), ...extra });
 
 describe('campaign lifecycle as seen through the node (fast emulator)', () => {
-	let emu: RunningEmulator;
-	beforeAll(async () => {
-		emu = await emulator();
-	});
-	beforeEach(() => {
-		emu.control.reset();
-		emu.control.clearRequests();
-	});
-	afterAll(async () => {
-		await emu.close();
-	});
+	const emu = useEmulator();
 
 	const completed = async (id: unknown) => await waitFor('the campaign to complete', async () => ((c) => c.status === 'COMPLETED' && c)(await getCampaign(emu.url, id)), 10_000, 25);
 
@@ -205,18 +189,14 @@ describe('campaign lifecycle as seen through the node (fast emulator)', () => {
 });
 
 describe('a campaign that is SENDING (emulator in real time)', () => {
-	let emu: RunningEmulator;
+	// timeScale 1: messages take 4 s to reach a final status, so the campaign stays SENDING meanwhile.
+	const emu = useEmulator({ timeScale: 1, resetEachTest: false });
 	let id: unknown;
 	beforeAll(async () => {
-		// timeScale 1: messages take 4 s to reach a final status, so the campaign stays SENDING meanwhile.
-		emu = await emulator(1);
 		const c = await createCampaign(emu.url, { name: 'In flight' });
 		id = c.id;
 		const [sent] = await run(emu.url, op('sendNow', id));
 		expect(sent.json.status).toBe('SENDING');
-	});
-	afterAll(async () => {
-		await emu.close();
 	});
 
 	it('Get shows SENDING', async () => {
@@ -247,13 +227,7 @@ describe('a campaign that is SENDING (emulator in real time)', () => {
 });
 
 describe('a SCHEDULED campaign when its time comes', () => {
-	let emu: RunningEmulator;
-	beforeAll(async () => {
-		emu = await emulator();
-	});
-	afterAll(async () => {
-		await emu.close();
-	});
+	const emu = useEmulator();
 
 	it('is sent by the service without Send Now and ends COMPLETED', async () => {
 		const c = await createCampaign(emu.url, { options: { scheduledAt: nairobiWallClock(3600_000).wall } });

@@ -1,27 +1,14 @@
 /**
- * Issue 22, item 14: the account login (SvcMessagingAccountApi preAuthentication) through n8n-core's
+ * The account login (SvcMessagingAccountApi preAuthentication) through n8n-core's
  * real request helpers against the emulator, whose injected faults (test/emulator/faults.ts) make
  * the login answer 500, 503 or 429. A transient failure is tried again (LOGIN_RETRY: 3 tries, the
  * 429's Retry-After honoured) and, when it persists, reported as what it was — not a wrong password.
  */
-import type { RunningEmulator } from '../emulator';
-import { LOGIN_RETRY } from '../../nodes/SvcMessaging/transport/service';
-import { shutdownN8nCore } from '../helpers/n8n';
-import { emulator, errorOf, requests, run, SEED_LOGINS } from './helpers';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { LOGIN_RETRY } from '../../nodes/SvcMessaging/transport/loginRetry';
+import { errorOf, requests, run, SEED_LOGINS } from './helpers';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-beforeEach(() => {
-	emu.control.reset();
-	emu.control.clearRequests();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator();
 
 const balance = async () => (await run(emu.url, { resource: 'account', operation: 'getBalance' }))[0];
 const logins = () => requests(emu, 'POST', '/api/auth/login').map((r) => r.status);

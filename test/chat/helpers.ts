@@ -10,17 +10,14 @@ import tls from 'tls';
 
 import type { IDataObject, ResourceMapperField } from 'n8n-workflow';
 
-import { SEED_KEYS } from '../emulator/index';
-import { executeNode, type TestCredentials } from '../helpers/n8n';
+import type { RunningEmulator } from '../emulator';
+import { apiKeyCredentials } from '../helpers/credentials';
+import { executeNode } from '../helpers/n8n';
 
 export const OPTED_IN = '+254712345678';
 export const OPTED_IN_2 = '+254712345679';
 export const OPTED_IN_NG = '+2348031234567';
 export const NOT_OPTED_IN = '+254712345670';
-
-export function credentials(url: string, apiKey: string = SEED_KEYS.business, plan = 'business'): TestCredentials {
-	return { svcMessagingApi: { baseUrl: url, apiKey, plan } };
-}
 
 export const locator = (value: string, mode: 'list' | 'name' = 'list') => ({ __rl: true, mode, value });
 
@@ -38,14 +35,26 @@ export function mapped(value: Record<string, string>, schema: ResourceMapperFiel
 
 export function chatSend(url: string, parameters: IDataObject, items: IDataObject[] = [{}], apiKey?: string) {
 	return executeNode(
-		{ parameters: { resource: 'chatMessage', operation: 'send', ...parameters }, credentials: credentials(url, apiKey) },
+		{ parameters: { resource: 'chatMessage', operation: 'send', ...parameters }, credentials: apiKeyCredentials(url, { apiKey }) },
 		items,
 	);
 }
 
 export function templateOp(url: string, operation: string, parameters: IDataObject, items: IDataObject[] = [{}]) {
-	return executeNode({ parameters: { resource: 'chatTemplate', operation, ...parameters }, credentials: credentials(url) }, items);
+	return executeNode({ parameters: { resource: 'chatTemplate', operation, ...parameters }, credentials: apiKeyCredentials(url) }, items);
 }
+
+/** Creates a template through the node and waits for the emulator's (scaled) review to approve it. */
+export async function approvedTemplate(emu: RunningEmulator, name: string, components: unknown[], language = 'en') {
+	await templateOp(emu.url, 'create', jsonTemplate(name, components, 'UTILITY', language));
+	await waitUntil(async () => [...emu.state.templates.values()].find((t) => t.name === name && t.status === 'APPROVED'), `${name} approved`);
+}
+
+/** The chat messages the node POSTed (the emulator's request log). */
+export const chatPosts = (emu: RunningEmulator) => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/chat/messages');
+
+/** The emulator's record of a template, by name. */
+export const storedTemplate = (emu: RunningEmulator, name: string) => [...emu.state.templates.values()].find((t) => t.name === name);
 
 /** Form parameters of Chat Template → Create. */
 export function formTemplate(name: string, parts: IDataObject = {}): IDataObject {

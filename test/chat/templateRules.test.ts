@@ -3,20 +3,10 @@
  * over real HTTP: refused before any request (counted at the emulator), and every name Create
  * accepts can be fetched and deleted again.
  */
-import { startEmulator, type RunningEmulator } from '../emulator/index';
-import { shutdownN8nCore } from '../helpers/n8n';
+import { useEmulator } from '../helpers/emulatorFixture';
 import { chatSend, errorOf, formTemplate, jsonTemplate, locator, OPTED_IN, templateOp } from './helpers';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 0.1 });
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
+const emu = useEmulator({ timeScale: 0.1 });
 
 const templateRequests = () => emu.control.requests().filter((r) => r.path.startsWith('/api/chat/templates'));
 const chatPosts = () => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/chat/messages');

@@ -1,17 +1,11 @@
 import { createHmac } from 'crypto';
 
-import { SEED_LOGINS, startEmulator, type RunningEmulator } from './index';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_LOGINS, startEmulator } from './index';
 import { Client, expectError } from './testkit';
 
-let emu: RunningEmulator;
-let api: Client;
-
-beforeAll(async () => {
-	emu = await startEmulator({ timeScale: 1 });
-	api = new Client(emu.url);
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.control.reset());
+const emu = useEmulator({ timeScale: 1 });
+const api = new Client(emu);
 
 const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 

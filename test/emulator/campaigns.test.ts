@@ -1,17 +1,12 @@
-import { SEED_LOGINS, startEmulator, type RunningEmulator } from './index';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_LOGINS } from './index';
 import { Client, expectError } from './testkit';
 
-let emu: RunningEmulator;
-let api: Client;
+const emu = useEmulator({ timeScale: 1 });
+const api = new Client(emu);
 let token: string;
 
-beforeAll(async () => {
-	emu = await startEmulator({ timeScale: 1 });
-	api = new Client(emu.url);
-});
-afterAll(() => emu.close());
 beforeEach(async () => {
-	emu.control.reset();
 	token = await api.login();
 });
 

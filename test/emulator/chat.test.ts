@@ -1,17 +1,11 @@
-import { SEED_KEYS, startEmulator, type RunningEmulator } from './index';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_KEYS } from './index';
 import { Client, expectError } from './testkit';
 
-let emu: RunningEmulator;
-let api: Client;
+const emu = useEmulator({ timeScale: 1 });
+const api = new Client(emu);
 const key = SEED_KEYS.business;
 const to = '+254712345678';
-
-beforeAll(async () => {
-	emu = await startEmulator({ timeScale: 1 });
-	api = new Client(emu.url);
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.control.reset());
 
 const send = (body: Record<string, unknown>, k: string = key) => api.post('/api/chat/messages', { phoneNumber: to, ...body }, { key: k });
 const credits = (id = 'acc_demo') => emu.state.accounts.get(id)!.credits;

@@ -1,19 +1,13 @@
 import { request } from 'undici';
 
-import { defaultSeed, SEED_KEYS, startEmulator, type RunningEmulator } from './index';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { defaultSeed, SEED_KEYS } from './index';
 import { Client, expectError, startReceiver } from './testkit';
 import { waitFor } from '../helpers/waitFor';
 
-let emu: RunningEmulator;
-let api: Client;
+const emu = useEmulator();
+const api = new Client(emu);
 const key = SEED_KEYS.business;
-
-beforeAll(async () => {
-	emu = await startEmulator({ timeScale: 0.001 });
-	api = new Client(emu.url);
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.control.reset());
 
 const sms = () => api.post('/api/sms/send-api', { phoneNumber: '+254712345678', message: 'x' }, { key });
 const credits = () => emu.state.accounts.get('acc_demo')!.credits;

@@ -1,17 +1,11 @@
-import { SEED_KEYS, startEmulator, type RunningEmulator } from './index';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_KEYS } from './index';
 import { takeSlot, takeToken } from './rateLimit';
 import type { ApiKeyRecord, Bucket } from './state';
 import { Client, expectError, type Res } from './testkit';
 
-let emu: RunningEmulator;
-let api: Client;
-
-beforeAll(async () => {
-	emu = await startEmulator({ timeScale: 0.001 });
-	api = new Client(emu.url);
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.control.reset());
+const emu = useEmulator();
+const api = new Client(emu);
 
 /** Sends `n` requests back to back; retries the whole burst (fresh buckets) if the machine was too slow for it to count as one burst. */
 async function burst(n: number, send: () => Promise<Res>, withinMs: number): Promise<Res[]> {
@@ -108,13 +102,8 @@ describe('sliding-window mode (at most N requests in any 1,000 ms)', () => {
 	});
 
 	describe('over HTTP', () => {
-		let strict: RunningEmulator;
-		let client: Client;
-		beforeAll(async () => {
-			strict = await startEmulator({ timeScale: 0.001, rateLimit: 'sliding-window' });
-			client = new Client(strict.url);
-		});
-		afterAll(() => strict.close());
+		const strict = useEmulator({ rateLimit: 'sliding-window' });
+		const client = new Client(strict);
 
 		it('answers the 6th quick request of a Free key with 429; after the emulator clock moves 600 ms still 429 (a bucket would have refilled 3), after 1,000 ms the key has 5 again', async () => {
 			const send = () => client.post('/api/sms/send-api', { phoneNumber: '+254712345678', message: 'x' }, { key: SEED_KEYS.free });

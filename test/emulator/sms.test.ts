@@ -1,17 +1,11 @@
-import { SEED_KEYS, startEmulator, type RunningEmulator } from './index';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_KEYS } from './index';
 import { Client, expectError } from './testkit';
 import { waitFor } from '../helpers/waitFor';
 
-let emu: RunningEmulator;
-let api: Client;
+const emu = useEmulator();
+const api = new Client(emu);
 const key = SEED_KEYS.business;
-
-beforeAll(async () => {
-	emu = await startEmulator({ timeScale: 0.001 });
-	api = new Client(emu.url);
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.control.reset());
 
 const credits = () => emu.state.accounts.get('acc_demo')!.credits;
 const send = (body: unknown, k: string = key, path = '/api/sms/send-api') => api.post(path, body, { key: k });

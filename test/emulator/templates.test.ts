@@ -1,16 +1,10 @@
-import { SEED_KEYS, startEmulator, type RunningEmulator } from './index';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_KEYS } from './index';
 import { Client, expectError } from './testkit';
 
-let emu: RunningEmulator;
-let api: Client;
+const emu = useEmulator({ timeScale: 1 });
+const api = new Client(emu);
 const key = SEED_KEYS.business;
-
-beforeAll(async () => {
-	emu = await startEmulator({ timeScale: 1 });
-	api = new Client(emu.url);
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.control.reset());
 
 const body = (text: string) => ({ type: 'BODY', text });
 const template = (overrides: Record<string, unknown> = {}) => ({

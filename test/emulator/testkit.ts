@@ -21,7 +21,12 @@ export interface CallOptions {
 }
 
 export class Client {
-	constructor(readonly base: string) {}
+	/** `target`: a URL, or an emulator whose URL is read at each call (the fixture's, running only inside tests) */
+	constructor(private readonly target: string | { readonly url: string }) {}
+
+	get base(): string {
+		return typeof this.target === 'string' ? this.target : this.target.url;
+	}
 
 	async call(method: string, path: string, options: CallOptions = {}): Promise<Res> {
 		const headers: Record<string, string> = { ...options.headers };

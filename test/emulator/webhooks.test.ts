@@ -1,22 +1,17 @@
 import { createHmac } from 'crypto';
 
-import { SEED_KEYS, startEmulator, type RunningEmulator } from './index';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { SEED_KEYS } from './index';
 import { Client, startReceiver, type Receiver } from './testkit';
 import { waitFor } from '../helpers/waitFor';
 
 const key = SEED_KEYS.business;
 
 describe('lifecycle and webhooks (small time scale, real timers)', () => {
-	let emu: RunningEmulator;
-	let api: Client;
+	const emu = useEmulator();
+	const api = new Client(emu);
 	let receiver: Receiver;
 
-	beforeAll(async () => {
-		emu = await startEmulator({ timeScale: 0.001 });
-		api = new Client(emu.url);
-	});
-	afterAll(() => emu.close());
-	beforeEach(() => emu.control.reset());
 	afterEach(() => receiver?.close());
 
 	const events = (messageId: string) => receiver.received.filter((r) => r.json.data.messageId === messageId);
@@ -146,20 +141,16 @@ describe('lifecycle and webhooks (small time scale, real timers)', () => {
 });
 
 describe('webhook retries and scheduling through the clock (time scale 1, advance)', () => {
-	let emu: RunningEmulator;
-	let api: Client;
+	const emu = useEmulator({ timeScale: 1 });
+	const api = new Client(emu);
 	let receiver: Receiver;
 
 	beforeAll(async () => {
-		emu = await startEmulator({ timeScale: 1 });
-		api = new Client(emu.url);
 		receiver = await startReceiver(() => 500);
 	});
 	afterAll(async () => {
 		await receiver.close();
-		await emu.close();
 	});
-	beforeEach(() => emu.control.reset());
 
 	it('makes 6 attempts at 0 s, 30 s, 2 min, 10 min, 30 min and 2 h, then discards the event', async () => {
 		const sent = await api.post('/api/sms/send-api', { phoneNumber: '+254712345678', message: 'x', webhookUrl: receiver.url }, { key });

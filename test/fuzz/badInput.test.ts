@@ -1,34 +1,28 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
-import { emulator } from '../helpers/emulator';
-import { executeNode, shutdownN8nCore, type TestCredentials } from '../helpers/n8n';
+import { SEED_LOGINS } from '../emulator';
+import { accountCredentials, apiKeyCredentials, type TestCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
 
 /**
  * Every operation × a table of bad values, fed the way they reach a real workflow (an expression
  * over the input item): each must be refused before any request, with an error that names the
  * item and the field. The suite prints `bad inputs: N tried, 0 sent`.
  */
-let emu: RunningEmulator;
+const emu = useEmulator();
 const tried: string[] = [];
 const leaked: string[] = [];
 
-beforeAll(async () => {
-	emu = await emulator();
-});
 afterAll(async () => {
 	process.stdout.write(`\nbad inputs: ${tried.length} tried, ${leaked.length} sent\n`);
-	await emu.close();
-	await shutdownN8nCore();
 });
 
 const PHONE = '+254712345678';
 const BAD = '={{ $json.bad }}';
 const rl = (value: string, mode = 'id') => ({ __rl: true, mode, value });
-const apiKey = (): TestCredentials => ({ svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } });
-const account = (): TestCredentials => ({
-	svcMessagingAccountApi: { baseUrl: emu.url, email: SEED_LOGINS.demo.email, password: SEED_LOGINS.demo.password, accessToken: '' },
-});
+const apiKey = () => apiKeyCredentials(emu.url);
+const account = () => accountCredentials(emu.url);
 
 const HUGE = 'x'.repeat(100_000);
 const ZERO_WIDTH = '\u200B\u200C\u200D\uFEFF';
@@ -240,7 +234,6 @@ const CASES: Case[] = [
 describe('bad input never reaches the service', () => {
 	describe.each(CASES.map((c) => [`${c.operation} · ${c.field}`, c] as const))('%s', (_name, c) => {
 		it.each(c.values.map((value) => [describeValue(value), value]))('%s', async (_label, value) => {
-			await emu.control.reset();
 			tried.push(`${c.operation} ${c.field}`);
 			let error: (Error & { context?: IDataObject }) | undefined;
 			try {
@@ -266,7 +259,6 @@ function describeValue(value: unknown): string {
 
 describe('valid edge cases still go out', () => {
 	const sendOne = async (parameters: IDataObject, item: IDataObject = {}) => {
-		await emu.control.reset();
 		const [out] = await executeNode({ parameters, credentials: apiKey() }, [item]);
 		return out;
 	};
@@ -287,7 +279,6 @@ describe('valid edge cases still go out', () => {
 	});
 
 	it('an 11-character sender ID', async () => {
-		await emu.control.reset();
 		emu.control.updateAccount(SEED_LOGINS.demo.accountId, {
 			senderIds: [{ senderId: 'SVCTEST1234', type: 'ALPHANUMERIC', countries: ['KE'] }],
 		} as never);

@@ -1,132 +1,73 @@
-import type {
-	ICredentialDataDecryptedObject,
-	ICredentials,
-	ICredentialType,
-	IHttpRequestHelper,
-	IHttpRequestOptions,
-	INode,
-	INodeCredentialsDetails,
-	INodeProperties,
-	IRequestOptionsSimplified,
-	Workflow,
-} from 'n8n-workflow';
-import { ICredentialsHelper } from 'n8n-workflow';
-
-import { SvcMessagingAccountApi, SvcMessagingApi } from './packageClasses';
-
-const credentialTypes: Record<string, ICredentialType> = {
-	svcMessagingApi: new SvcMessagingApi(),
-	svcMessagingAccountApi: new SvcMessagingAccountApi(),
-};
-
-export interface CredentialCall {
-	method: 'preAuthentication' | 'updateCredentials' | 'authenticate';
-	type: string;
-	expired?: boolean;
-}
-
 /**
- * The part of n8n's server-side CredentialsHelper that a node's requests go through: applies the
- * credential class's own `authenticate` (expressions evaluated by n8n-workflow) and calls its
- * `preAuthentication` the way n8n does (when the expirable field is empty, or after a 401).
- * Credentials live in memory, keyed by id.
+ * Every credential the tests hand a node, built in one place. Defaults are the emulator's seed: the
+ * sandbox key of the chosen plan (Business unless told) and the demo account's login, so a test names
+ * only what it is about (another plan, a wrong key, a webhook secret, the shared limit's Redis).
  */
-export class TestCredentialsHelper extends ICredentialsHelper {
-	readonly store = new Map<string, ICredentialDataDecryptedObject>();
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
-	readonly calls: CredentialCall[] = [];
+import { SEED_KEYS, SEED_LOGINS } from '../emulator/seed';
 
-	set(id: string, data: ICredentialDataDecryptedObject) {
-		this.store.set(id, { ...data });
-	}
+export type TestCredentials = Partial<Record<'svcMessagingApi' | 'svcMessagingAccountApi', ICredentialDataDecryptedObject>>;
 
-	getParentTypes(): string[] {
-		return [];
-	}
+export type Plan = 'free' | 'starter' | 'business' | 'enterprise';
 
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		typeName: string,
-		incoming: IHttpRequestOptions | IRequestOptionsSimplified,
-		workflow: Workflow,
-		node: INode,
-	): Promise<IHttpRequestOptions> {
-		this.calls.push({ method: 'authenticate', type: typeName });
-		const requestOptions = incoming as IHttpRequestOptions & Record<string, Record<string, unknown>>;
-		const { authenticate } = credentialTypes[typeName];
-		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
-		if (authenticate?.type === 'generic') {
-			for (const [outerKey, entries] of Object.entries(authenticate.properties)) {
-				requestOptions[outerKey] ??= {};
-				for (const [key, value] of Object.entries(entries as Record<string, string>)) {
-					requestOptions[outerKey][resolve(key, credentials, workflow, node)] = resolve(
-						value,
-						credentials,
-						workflow,
-						node,
-					);
-				}
-			}
-		}
-		return requestOptions;
-	}
-
-	async preAuthentication(
-		helpers: IHttpRequestHelper,
-		credentials: ICredentialDataDecryptedObject,
-		typeName: string,
-		node: INode,
-		credentialsExpired: boolean,
-	): Promise<ICredentialDataDecryptedObject | undefined> {
-		const type = credentialTypes[typeName];
-		const expirable = type.properties.find(
-			(p) => p.type === 'hidden' && p.typeOptions?.expirable === true,
-		);
-		if (!expirable || typeof type.preAuthentication !== 'function') return undefined;
-		if (credentials[expirable.name] !== '' && credentials[expirable.name] !== undefined && !credentialsExpired) {
-			return undefined;
-		}
-		this.calls.push({ method: 'preAuthentication', type: typeName, expired: credentialsExpired });
-		const output = await type.preAuthentication.call(helpers, credentials);
-		if (output[expirable.name] === undefined) return undefined;
-		const details = node.credentials?.[typeName];
-		if (details) await this.updateCredentials(details, typeName, Object.assign(credentials, output));
-		return Object.assign(credentials, output);
-	}
-
-	async getCredentials(): Promise<ICredentials> {
-		throw new Error('not used by the nodes under test');
-	}
-
-	async getDecrypted(
-		_additionalData: unknown,
-		nodeCredentials: INodeCredentialsDetails,
-	): Promise<ICredentialDataDecryptedObject> {
-		const data = this.store.get(nodeCredentials.id ?? '');
-		if (!data) throw new Error(`No test credential with id ${nodeCredentials.id}`);
-		return { ...data };
-	}
-
-	async updateCredentials(
-		nodeCredentials: INodeCredentialsDetails,
-		type: string,
-		data: ICredentialDataDecryptedObject,
-	): Promise<void> {
-		this.calls.push({ method: 'updateCredentials', type });
-		this.store.set(nodeCredentials.id ?? '', { ...data });
-	}
-
-	async updateCredentialsOauthTokenData(): Promise<void> {}
-
-	getCredentialsProperties(type: string): INodeProperties[] {
-		return credentialTypes[type].properties;
-	}
+export interface SharedLimitRedis {
+	port: number;
+	host?: string;
+	prefix?: string;
+	user?: string;
+	password?: string;
 }
 
-function resolve(value: string, credentials: ICredentialDataDecryptedObject, workflow: Workflow, node: INode) {
-	if (typeof value !== 'string' || !value.startsWith('=')) return value;
-	const result = workflow.expression.getSimpleParameterValue(node, value, 'internal', {
-		$credentials: credentials,
-	} as never);
-	return result === undefined || result === null ? '' : String(result);
+export interface ApiKeyOptions {
+	/** default 'business' */
+	plan?: Plan;
+	/** default: the seed's key of `plan` (a live key for Enterprise, sandbox keys otherwise) */
+	apiKey?: string;
+	webhookSecret?: string;
+	/** turns the shared rate limit on, through this Redis */
+	redis?: SharedLimitRedis;
+	/** any other field of the credential, as n8n stores it (e.g. requestsPerSecond) */
+	extra?: ICredentialDataDecryptedObject;
+}
+
+export interface AccountOptions {
+	/** default: the seed's demo account */
+	login?: { email: string; password: string };
+	/** default '' so n8n logs in (preAuthentication) before the first request */
+	accessToken?: string;
+}
+
+/** The API key credential's data (svcMessagingApi). */
+export function apiKeyData(url: string, options: ApiKeyOptions = {}): ICredentialDataDecryptedObject {
+	const plan = options.plan ?? 'business';
+	const data: ICredentialDataDecryptedObject = { baseUrl: url, apiKey: options.apiKey ?? SEED_KEYS[plan], plan };
+	if (options.webhookSecret !== undefined) data.webhookSecret = options.webhookSecret;
+	if (options.redis) {
+		const { host = '127.0.0.1', port, prefix, user, password } = options.redis;
+		Object.assign(data, { sharedRateLimit: true, redisHost: host, redisPort: port });
+		if (prefix !== undefined) data.redisPrefix = prefix;
+		if (user !== undefined) data.redisUser = user;
+		if (password !== undefined) data.redisPassword = password;
+	}
+	return { ...data, ...options.extra };
+}
+
+/** The account credential's data (svcMessagingAccountApi). */
+export function accountData(url: string, options: AccountOptions = {}): ICredentialDataDecryptedObject {
+	const { email, password } = options.login ?? SEED_LOGINS.demo;
+	return { baseUrl: url, email, password, accessToken: options.accessToken ?? '' };
+}
+
+export function apiKeyCredentials(url: string, options: ApiKeyOptions = {}): TestCredentials {
+	return { svcMessagingApi: apiKeyData(url, options) };
+}
+
+export function accountCredentials(url: string, options: AccountOptions = {}): TestCredentials {
+	return { svcMessagingAccountApi: accountData(url, options) };
+}
+
+/** Both credentials, for operations that need the account (campaigns, balance) next to the key. */
+export function bothCredentials(url: string, options: { apiKey?: ApiKeyOptions; account?: AccountOptions } = {}): TestCredentials {
+	return { ...apiKeyCredentials(url, options.apiKey), ...accountCredentials(url, options.account) };
 }

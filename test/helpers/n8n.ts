@@ -1,7 +1,6 @@
 import { Container } from '@n8n/di';
 import { ExecuteContext, LoadOptionsContext, WebhookContext } from 'n8n-core';
 import type {
-	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteData,
 	INode,
@@ -18,7 +17,8 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { TestCredentialsHelper } from './credentials';
+import type { TestCredentials } from './credentials';
+import { TestCredentialsHelper } from './credentialsHelper';
 import { SvcMessaging } from './packageClasses';
 
 /**
@@ -43,7 +43,7 @@ const nodeTypes: INodeTypes = {
 	getKnownTypes: () => ({}),
 };
 
-export type TestCredentials = Partial<Record<'svcMessagingApi' | 'svcMessagingAccountApi', ICredentialDataDecryptedObject>>;
+export type { TestCredentials };
 
 export interface NodeSetup {
 	/** Defaults to the action node. */
@@ -269,3 +269,7 @@ export async function shutdownN8nCore() {
 	const { SSHClientsManager } = await import('n8n-core/dist/execution-engine/ssh-clients-manager');
 	Container.get(SSHClientsManager).onShutdown();
 }
+
+// Every jest file that runs a node stops it after its tests, so no file has to remember to; scripts
+// run outside jest (bench, adversarial workers) have no afterAll and call shutdownN8nCore themselves.
+if (typeof afterAll === 'function') afterAll(shutdownN8nCore);

@@ -1,7 +1,7 @@
 /**
- * Under ts-node an import of '…/SvcMessaging.node' loaded the codex file
- * SvcMessaging.node.json (Node tries `.js`, `.json`, `.node` before ts-node's `.ts`; jest tries
- * `.ts` first, so only the bench broke). Every script run through ts-node — the bench and its
+ * Under ts-node an import of '…/SvcMessaging.node' can load the codex file SvcMessaging.node.json
+ * (Node tries `.js`, `.json`, `.node` before ts-node's `.ts`; jest tries `.ts` first, so only the
+ * scripts run outside jest break). Every script run through ts-node — the bench and its
  * workers, `npm run emulator` (also the emulator process of the e2e suites and the bench), `demo`, `dev` — is followed
  * here through its relative imports, resolved as Node resolves them under ts-node: none may land
  * on a JSON file it did not name. Then the classes are loaded for real under ts-node.

@@ -1,5 +1,5 @@
 /**
- * The shortcuts that keep Send Bulk's own CPU time low (issue 8) give exactly what the slow paths
+ * The shortcuts that keep Send Bulk's own CPU time low give exactly what the slow paths
  * give: reading `={{ $json.field }}` from the item equals n8n's expression engine, and the
  * E.164 fast check of a phone number equals libphonenumber's parse.
  */
@@ -9,11 +9,7 @@ import type { IExecuteFunctions, INodeType } from 'n8n-workflow';
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
 import { fieldPath, perItemParameter } from '../../nodes/SvcMessaging/actions/parameters';
 import { normalizePhoneNumber, SUPPORTED_COUNTRIES } from '../../nodes/SvcMessaging/rules/phone';
-import { executeNode, registerNodeType, shutdownN8nCore } from '../helpers/n8n';
-
-afterAll(async () => {
-	await shutdownN8nCore();
-});
+import { executeNode, registerNodeType } from '../helpers/n8n';
 
 describe('perItemParameter', () => {
 	const expressions: Record<string, unknown> = {

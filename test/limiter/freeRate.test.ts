@@ -1,36 +1,23 @@
 /**
- * Issue 3: 200 single sends on a Free key (5 requests/s) finish with zero 429s at ≥ 90 % of the
- * allowed rate, against the emulator's sliding window (issue 23: at most 5 in any 1,000 ms). The rate is a property of the emulator's request log — (n − 1) requests over the
+ * 200 single sends on a Free key (5 requests/s) finish with zero 429s at ≥ 90 % of the
+ * allowed rate, against the emulator's sliding window (at most 5 in any 1,000 ms). The rate is a property of the emulator's request log — (n − 1) requests over the
  * span between the first and the last arrival it recorded — not of a clock on this side, so a slow
  * start (loading, the first connection) does not count.
  * Takes ~40 s: the plan allows no faster.
  */
-import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
+import { apiKeyCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
+import { sendParameters } from '../sms/fixtures';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 1000, rateLimit: 'sliding-window' });
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator({ timeScale: 1000, rateLimit: 'sliding-window' });
 
 it('200 single sends on a Free key: no 429, at ≥ 90 % of 5 requests/s', async () => {
 	const items = Array.from({ length: 200 }, (_, i) => ({ phone: `+2547${String(30_000_000 + i)}` }));
 	const [out] = await executeNode(
 		{
-			parameters: {
-				resource: 'sms',
-				operation: 'send',
-				phoneNumber: '={{ $json.phone }}',
-				message: 'Your code is 123456',
-				senderId: { __rl: true, mode: 'list', value: '' },
-				options: {},
-			},
-			credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free' } },
+			parameters: sendParameters(),
+			credentials: apiKeyCredentials(emu.url, { plan: 'free' }),
 		},
 		items,
 	);

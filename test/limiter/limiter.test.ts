@@ -1,29 +1,20 @@
 /**
- * The two properties of sending at a plan's limit that must never regress (issue 8): no 429 at
+ * The two properties of sending at a plan's limit that must never regress: no 429 at
  * the plan's rate — against the emulator's sliding window, at most N requests in any 1,000 ms
- * (issue 23) — and Send Bulk's call count. Figures come from the emulator's request log, never
+ * — and Send Bulk's call count. Figures come from the emulator's request log, never
  * from timing on this side; the throughput figures themselves are `npm run bench`'s.
  */
-import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
+import { SEED_KEYS } from '../emulator';
+import { apiKeyCredentials, type Plan } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
 import { laneOf, limiterFor } from '../../nodes/SvcMessaging/transport/limiter';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	// Delivery lifecycles far in the future: the emulator only answers requests here.
-	emu = await startEmulator({ port: 0, timeScale: 1000, rateLimit: 'sliding-window' });
-});
-beforeEach(async () => {
-	await emu.control.reset();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+// Delivery lifecycles far in the future: the emulator only answers requests here.
+const emu = useEmulator({ timeScale: 1000, rateLimit: 'sliding-window' });
 
 const noSender = { __rl: true, mode: 'list', value: '' };
-const credentials = (apiKey: string, plan: string) => ({ svcMessagingApi: { baseUrl: emu.url, apiKey, plan } });
+const credentials = (apiKey: string, plan: Plan) => apiKeyCredentials(emu.url, { apiKey, plan });
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(20_000_000 + i)}` }));
 const sends = () => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/sms/send-api');
 
@@ -65,7 +56,7 @@ describe("Send Bulk makes ⌈items / the plan's recipients per call⌉ calls", (
 		{ plan: 'business', key: SEED_KEYS.business, items: 10_000, batches: [10_000] },
 	])('$plan: $items items → $batches.length calls', async ({ plan, key, items, batches }) => {
 		await emu.control.updateAccount('acc_demo', { credits: 100_000 });
-		const [out] = await executeNode({ parameters: bulk, credentials: credentials(key, plan) }, rows(items));
+		const [out] = await executeNode({ parameters: bulk, credentials: credentials(key, plan as Plan) }, rows(items));
 		expect(out.filter((item) => item.json.accepted === true)).toHaveLength(items);
 		expect(sends().map((r) => r.status)).toEqual(Array(batches.length).fill(202));
 		const perBatch = new Map<string, number>();

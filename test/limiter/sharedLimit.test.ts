@@ -1,7 +1,7 @@
 /**
- * Issue 11: "Share Rate Limit Across n8n Processes" — the key's slots and pace in a real
+ * "Share Rate Limit Across n8n Processes" — the key's slots and pace in a real
  * redis-server (Debian package, started on a free port here), against the emulator in
- * sliding-window mode (at most N requests in any 1,000 ms, issue 23). A second n8n process is stood in
+ * sliding-window mode (at most N requests in any 1,000 ms). A second n8n process is stood in
  * for by a second, isolated copy of the limiter module (its own connections and module state, as
  * in another worker), sending real HTTP to the emulator on the same key. Every claim is counted at
  * the emulator: requests, 429s, messages.
@@ -9,8 +9,10 @@
 import Redis from 'ioredis';
 import { request } from 'undici';
 
-import { startEmulator, SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
+import { SEED_KEYS } from '../emulator';
+import { apiKeyCredentials, type SharedLimitRedis } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
 import { freeTcpPort, startRedis, type RedisServer } from '../helpers/services';
 import { sendParameters } from '../sms/fixtures';
 import * as mainLimiter from '../../nodes/SvcMessaging/transport/limiter';
@@ -20,7 +22,9 @@ type LimiterModule = typeof mainLimiter;
 
 const FREE = { requestsPerSecond: 5, recipientsPerCall: 100 };
 const REDIS_PASSWORD = 'redis-secret-pw-0001';
-let emu: RunningEmulator;
+// A new emulator per test: each test counts the requests and 429s of its own run. Delivery lifecycles
+// far in the future: the emulator only answers requests here.
+const emu = useEmulator({ per: 'test', timeScale: 1000, rateLimit: 'sliding-window' });
 let redis: RedisServer;
 const others: LimiterModule[] = [];
 
@@ -34,24 +38,17 @@ function otherProcess(): LimiterModule {
 	return copy!;
 }
 
-function shared(extra: Record<string, unknown> = {}) {
-	return {
-		sharedRateLimit: true,
-		redisHost: '127.0.0.1',
-		redisPort: redis.port,
-		redisPassword: REDIS_PASSWORD,
-		redisDatabase: 0,
-		redisPrefix: 'svc-messaging',
-		...extra,
-	};
+function shared(override: Partial<SharedLimitRedis> = {}): SharedLimitRedis {
+	return { port: redis.port, password: REDIS_PASSWORD, prefix: 'svc-messaging', ...override };
 }
 
 function sharedConfig() {
 	return { host: '127.0.0.1', port: redis.port, user: '', password: REDIS_PASSWORD, database: 0, tls: false, keyPrefix: 'svc-messaging' };
 }
 
-function freeCredentials(extra: Record<string, unknown> = {}) {
-	return { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free', webhookSecret: 'whsec_never_in_redis', ...extra } };
+/** The Free key with a webhook secret (which must never reach Redis); with `redis`, the limit is shared through it. */
+function freeCredentials(redis?: SharedLimitRedis) {
+	return apiKeyCredentials(emu.url, { plan: 'free', webhookSecret: 'whsec_never_in_redis', redis, extra: redis ? { redisDatabase: 0 } : {} });
 }
 
 const phones = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(from + i).padStart(8, '0')}` }));
@@ -83,18 +80,13 @@ const sends = () => emu.control.requests().filter((r) => r.method === 'POST' && 
 beforeAll(async () => {
 	redis = await startRedis({ password: REDIS_PASSWORD });
 }, 120_000);
-beforeEach(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 1000, rateLimit: 'sliding-window' });
-});
 afterEach(async () => {
 	await mainLimiter.closeSharedLimiters();
 	for (const other of others.splice(0)) await other.closeSharedLimiters();
-	await emu.close();
 });
 afterAll(async () => {
 	await closeRedisClients();
 	await redis?.stop();
-	await shutdownN8nCore();
 });
 
 describe('two processes on one Free key', () => {
@@ -177,7 +169,7 @@ describe('a 429 pauses every process on the key', () => {
 describe('Redis trouble is never a duplicate or a silent overrun', () => {
 	it('Redis unreachable at the start: the node fails before sending anything, naming the host and the setting', async () => {
 		const port = await freeTcpPort();
-		const run = executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared({ redisPort: port })) }, phones(30_000_000, 3));
+		const run = executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared({ port })) }, phones(30_000_000, 3));
 		await expect(run).rejects.toThrow(new RegExp(`Could not connect to Redis at 127\\.0\\.0\\.1:${port}`));
 		await run.catch((error: { description?: string; message: string }) => {
 			expect(error.description).toMatch(/Share Rate Limit Across n8n Processes/);
@@ -187,7 +179,7 @@ describe('Redis trouble is never a duplicate or a silent overrun', () => {
 	}, 30_000);
 
 	it('a wrong Redis password: a clear error, never the password', async () => {
-		const run = executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared({ redisPassword: 'wrong-pw-0002' })) }, phones(30_000_000, 1));
+		const run = executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared({ password: 'wrong-pw-0002' })) }, phones(30_000_000, 1));
 		await expect(run).rejects.toThrow(/Could not connect to Redis at 127\.0\.0\.1:\d+/);
 		await run.catch((error: { message: string; description?: string }) => {
 			expect(error.description).toMatch(/WRONGPASS|NOAUTH|invalid/i);

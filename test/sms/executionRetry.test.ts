@@ -1,48 +1,30 @@
 /**
- * Issue 12: never twice when a failed execution is retried. n8n's executions list "Retry" runs the
+ * Never twice when a failed execution is retried. n8n's executions list "Retry" runs the
  * failed node again with its original input as a NEW execution in mode `retry`; here that is
  * executeNode with a new execution ID and `mode: 'retry'`, through n8n-core's real ExecuteContext.
  * Every claim is counted at the emulator.
  */
-import { SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore, type NodeSetup } from '../helpers/n8n';
-import { startRedis, type RedisServer } from '../helpers/services';
+import { apiKeyCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode, type NodeSetup } from '../helpers/n8n';
+import { useRedis } from '../helpers/redisFixture';
 import { OPTED_IN, OPTED_IN_2, OPTED_IN_NG } from '../chat/helpers';
-import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
-import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
-import { emulator, noSender, sendParameters } from './fixtures';
+import { sendBulkParameters, sendParameters } from './fixtures';
 
-let emu: RunningEmulator;
+// A new emulator per test: each test counts every message one service received across its tries.
+const emu = useEmulator({ per: 'test' });
 let run = 0;
 
-beforeEach(async () => {
-	emu = await emulator();
+beforeEach(() => {
 	run++;
-});
-afterEach(async () => {
-	await emu.close();
-});
-afterAll(async () => {
-	await shutdownN8nCore();
 });
 
 const phones = (base: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(base + run * 1000 + i).padStart(8, '0')}` }));
 
-function bulkParameters(extra: Record<string, unknown> = {}) {
-	return {
-		resource: 'sms',
-		operation: 'sendBulk',
-		recipientsSource: 'items',
-		phoneNumber: '={{ $json.phone }}',
-		variablesSource: 'none',
-		message: 'Flash sale today',
-		senderId: noSender,
-		options: extra,
-	};
-}
+const bulkParameters = (options: Record<string, unknown> = {}) => sendBulkParameters({ variablesSource: 'none', message: 'Flash sale today', options });
 
-const free = () => ({ svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free' } });
+const free = () => apiKeyCredentials(emu.url, { plan: 'free' });
 const smsNumbers = () => emu.control.messages().map((m) => m.phoneNumber);
 const countOf = (list: string[]) => list.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>());
 
@@ -86,7 +68,7 @@ describe('Send Bulk: a failed execution retried', () => {
 		const unknown = out.filter((i) => i.json.accepted === false);
 		expect(unknown).toHaveLength(100);
 		for (const item of unknown) expect(String(item.json.errorMessage)).toMatch(/earlier try may already have sent/);
-		// Labelled by what happened (issue 22, item 14), not VALIDATION_ERROR.
+		// Labelled by what happened (the outcome is unknown), not VALIDATION_ERROR.
 		for (const item of unknown) expect(item.json.errorCode).toBe('UNKNOWN_OUTCOME');
 		out.forEach((item, i) => expect(item.pairedItem).toEqual({ item: i }));
 		expect(smsNumbers()).toHaveLength(150);
@@ -140,7 +122,7 @@ describe('Send Bulk: a failed execution retried', () => {
 		const items = [one, one, ...phones(40_000_100, 1)];
 		emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/sms/send-api', count: 1 });
 		// One call of 3 at Business: the 500 leaves all three unknown; nothing reached the service.
-		const business = { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } };
+		const business = apiKeyCredentials(emu.url);
 		const first = await attempt({ parameters: bulkParameters(), credentials: business, executionId: `dup-${run}-a` }, items);
 		expect(first.error).toBeDefined();
 		const retried = await attempt({ parameters: bulkParameters({ resendUnknownOutcome: true }), credentials: business, executionId: `dup-${run}-b`, mode: 'retry' }, items);
@@ -213,7 +195,7 @@ describe('Chat Message → Send: a failed execution retried', () => {
 	it('one chat send answers 500: the retry sends none of the accepted again', async () => {
 		for (const phoneNumber of [OPTED_IN, OPTED_IN_2, OPTED_IN_NG]) emu.control.addOptIn({ phoneNumber });
 		const parameters = { resource: 'chatMessage', operation: 'send', phoneNumber: '={{ $json.phone }}', messageType: 'text', text: 'Your order shipped', options: {} };
-		const credentials = { svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } };
+		const credentials = apiKeyCredentials(emu.url);
 		const items = [{ phone: OPTED_IN }, { phone: OPTED_IN_2 }, { phone: OPTED_IN_NG }];
 		emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/chat/messages' });
 		const first = await attempt({ parameters, credentials, executionId: `chat-${run}-a` }, items);
@@ -234,20 +216,10 @@ describe('Chat Message → Send: a failed execution retried', () => {
 });
 
 describe('with the shared Redis: a retry on another worker or after a restart', () => {
-	let redis: RedisServer;
-	beforeAll(async () => {
-		redis = await startRedis();
-	}, 120_000);
-	afterAll(async () => {
-		await closeSharedLimiters();
-		await closeRedisClients();
-		await redis.stop();
-	});
+	const redis = useRedis();
 
 	it('the ledger lives in Redis: after this process forgets, the retry still sends nobody twice', async () => {
-		const shared = {
-			svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free', sharedRateLimit: true, redisHost: '127.0.0.1', redisPort: redis.port },
-		};
+		const shared = apiKeyCredentials(emu.url, { plan: 'free', redis: { port: redis.port } });
 		const items = phones(60_000_000, 150);
 		emu.control.addFault({ kind: 'slow', delayMs: 1, pathPrefix: '/api/sms/send-api' });
 		emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/sms/send-api' });

@@ -1,18 +1,9 @@
 import { SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
-import type { TestCredentials } from '../helpers/n8n';
 
 export { SEED_KEYS, SEED_LOGINS };
 
-export { emulator } from '../helpers/emulator';
 export { waitFor } from '../helpers/waitFor';
-
-export function apiKeyCredentials(url: string, apiKey: string = SEED_KEYS.business, plan = 'business'): TestCredentials {
-	return { svcMessagingApi: { baseUrl: url, apiKey, plan } };
-}
-
-export function accountCredentials(url: string, login: { email: string; password: string } = SEED_LOGINS.demo): TestCredentials {
-	return { svcMessagingAccountApi: { baseUrl: url, email: login.email, password: login.password, accessToken: '' } };
-}
+export { accountCredentials, apiKeyCredentials } from '../helpers/credentials';
 
 export const noSender = { __rl: true, mode: 'list', value: '' };
 
@@ -22,6 +13,21 @@ export function sendParameters(extra: Record<string, unknown> = {}) {
 		operation: 'send',
 		phoneNumber: '={{ $json.phone }}',
 		message: 'Your code is 123456',
+		senderId: noSender,
+		options: {},
+		...extra,
+	};
+}
+
+/** Send Bulk with one recipient per input item, placeholders filled from the item's fields. */
+export function sendBulkParameters(extra: Record<string, unknown> = {}) {
+	return {
+		resource: 'sms',
+		operation: 'sendBulk',
+		recipientsSource: 'items',
+		phoneNumber: '={{ $json.phone }}',
+		variablesSource: 'allFields',
+		message: 'Hi {{name}}',
 		senderId: noSender,
 		options: {},
 		...extra,

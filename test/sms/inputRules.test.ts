@@ -1,24 +1,13 @@
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import type { RunningEmulator } from '../emulator';
-import { apiKeyCredentials, emulator, noSender, SEED_KEYS, sendParameters, sent } from './fixtures';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
+import { apiKeyCredentials, noSender, SEED_KEYS, sendParameters, sent } from './fixtures';
 
 /**
  * The SMS field rules over real HTTP: each refused value is refused before any request (counted at
  * the emulator), a valid neighbour still goes out, and the error names the item, the field, the
  * value and the rule.
  */
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-beforeEach(async () => {
-	await emu.control.reset();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator();
 
 const PHONE = '+254712345678';
 const sendOne = (extra: Record<string, unknown>, typeVersion = 2) =>
@@ -164,7 +153,7 @@ describe('error texts', () => {
 	it("one call's error shared by several items names them all, not [item 0]", async () => {
 		const parameters = { resource: 'sms', operation: 'sendBulk', recipientsSource: 'items', phoneNumber: '={{ $json.phone }}', variablesSource: 'none', message: 'x', senderId: noSender, options: {} };
 		const error = await errorOf(
-			executeNode({ parameters, credentials: apiKeyCredentials(emu.url, SEED_KEYS.broke, 'free'), typeVersion: 2 }, [{ phone: PHONE }, { phone: '+254712345679' }, { phone: '+254712345670' }]),
+			executeNode({ parameters, credentials: apiKeyCredentials(emu.url, { apiKey: SEED_KEYS.broke, plan: 'free' }), typeVersion: 2 }, [{ phone: PHONE }, { phone: '+254712345679' }, { phone: '+254712345670' }]),
 		);
 		expect(error.message).toMatch(/^Not enough credits on the account: .* \[items 0, 1, 2\]$/);
 		expect(emu.control.messages()).toHaveLength(0);

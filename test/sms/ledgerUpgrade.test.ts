@@ -5,34 +5,18 @@
  */
 import Redis from 'ioredis';
 
-import { SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import { startRedis, type RedisServer } from '../helpers/services';
-import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
-import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
+import { apiKeyCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
+import { useRedis } from '../helpers/redisFixture';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
-import { emulator, sendParameters } from './fixtures';
+import { sendParameters } from './fixtures';
 
-let emu: RunningEmulator;
-let redis: RedisServer;
-
-beforeAll(async () => {
-	redis = await startRedis();
-	emu = await emulator();
-}, 120_000);
-
-afterAll(async () => {
-	await closeSharedLimiters();
-	await closeRedisClients();
-	await emu.close();
-	await redis.stop();
-	await shutdownN8nCore();
-});
+const redis = useRedis();
+const emu = useEmulator();
 
 it('a Retry recognises what an earlier version recorded in Redis', async () => {
-	const credentials = {
-		svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.free, plan: 'free', sharedRateLimit: true, redisHost: '127.0.0.1', redisPort: redis.port, redisPrefix: 'svc-messaging-upgrade' },
-	};
+	const credentials = apiKeyCredentials(emu.url, { plan: 'free', redis: { port: redis.port, prefix: 'svc-messaging-upgrade' } });
 	const items = [{ phone: '+254763000001' }, { phone: '+254763000002' }];
 	emu.control.addFault({ kind: 'slow', delayMs: 1, pathPrefix: '/api/sms/send-api' });
 	emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/sms/send-api' });

@@ -1,16 +1,8 @@
-import { executeNode, listSearch, shutdownN8nCore } from '../helpers/n8n';
-import type { RunningEmulator } from '../emulator';
-import { apiKeyCredentials, emulator, sendParameters, waitFor } from './fixtures';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode, listSearch } from '../helpers/n8n';
+import { apiKeyCredentials, sendBulkParameters, sendParameters, waitFor } from './fixtures';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator();
 
 describe('SMS lookups and Sender IDs', () => {
 	it('Get Message follows a message to its final status', async () => {
@@ -28,16 +20,7 @@ describe('SMS lookups and Sender IDs', () => {
 	it('Get Batch returns the counts of a bulk send', async () => {
 		const [out] = await executeNode(
 			{
-				parameters: {
-					resource: 'sms',
-					operation: 'sendBulk',
-					recipientsSource: 'items',
-					phoneNumber: '={{ $json.phone }}',
-					variablesSource: 'none',
-					message: 'hi',
-					senderId: { __rl: true, mode: 'list', value: '' },
-					options: {},
-				},
+				parameters: sendBulkParameters({ variablesSource: 'none', message: 'hi' }),
 				credentials: apiKeyCredentials(emu.url),
 			},
 			[{ phone: '+254712345678' }, { phone: '+254712345999' }],

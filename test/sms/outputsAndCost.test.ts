@@ -7,39 +7,18 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { executeNodeWithHints, shutdownN8nCore } from '../helpers/n8n';
-import type { RunningEmulator } from '../emulator';
-import { apiKeyCredentials, emulator, noSender, sendParameters, sent } from './fixtures';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNodeWithHints } from '../helpers/n8n';
+import { apiKeyCredentials, sendBulkParameters, sendParameters, sent } from './fixtures';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-beforeEach(async () => {
-	await emu.control.reset();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator();
 
 const run = async (parameters: IDataObject, items: IDataObject[]) => {
 	const { output, hints } = await executeNodeWithHints({ parameters, credentials: apiKeyCredentials(emu.url) }, items);
 	return { out: output[0].map((i) => i.json), hints };
 };
 
-const bulk = (extra: Record<string, unknown> = {}) => ({
-	resource: 'sms',
-	operation: 'sendBulk',
-	recipientsSource: 'items',
-	phoneNumber: '={{ $json.phone }}',
-	variablesSource: 'allFields',
-	message: 'Hi {{name}}',
-	senderId: noSender,
-	options: {},
-	...extra,
-});
+const bulk = sendBulkParameters;
 
 // 100 characters with a curly apostrophe: Unicode, 2 segments; with "'" GSM-7, 1 segment.
 const CURLY = `We’re on our way – see you at 10:00${'.'.repeat(65)}`;

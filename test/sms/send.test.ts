@@ -1,21 +1,10 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import type { RunningEmulator } from '../emulator';
-import { accountCredentials, apiKeyCredentials, emulator, SEED_KEYS, sendParameters, sent } from './fixtures';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
+import { accountCredentials, apiKeyCredentials, SEED_KEYS, sendParameters, sent } from './fixtures';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await emulator();
-});
-beforeEach(async () => {
-	await emu.control.reset();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
+const emu = useEmulator();
 
 describe('SMS → Send', () => {
 	it('sends one SMS per item, in input order, paired, with the segment estimate', async () => {
@@ -106,14 +95,14 @@ describe('SMS → Send', () => {
 		}
 
 		it('401 UNAUTHORIZED for an unknown key, without the key in the error', async () => {
-			const error = await failing({}, apiKeyCredentials(emu.url, 'svc_test_not_a_key_9999'));
+			const error = await failing({}, apiKeyCredentials(emu.url, { apiKey: 'svc_test_not_a_key_9999' }));
 			expect(error.message).toMatch(/UNAUTHORIZED/);
 			expect(error.description).toMatch(/Check the API key/);
 			expect(JSON.stringify({ m: error.message, d: error.description, c: error.context })).not.toContain('svc_test_not_a_key_9999');
 		});
 
 		it('402 INSUFFICIENT_CREDITS suggests topping up', async () => {
-			const error = await failing({}, apiKeyCredentials(emu.url, SEED_KEYS.broke, 'free'));
+			const error = await failing({}, apiKeyCredentials(emu.url, { apiKey: SEED_KEYS.broke, plan: 'free' }));
 			expect(error.message).toMatch(/INSUFFICIENT_CREDITS/);
 			expect(error.httpCode).toBe('402');
 			expect(error.description).toMatch(/Top up credits/);
@@ -241,7 +230,7 @@ describe('SMS → Send to a service that refuses the connection', () => {
 		const { freeTcpPort } = await import('../helpers/services');
 		const closed = `http://127.0.0.1:${await freeTcpPort()}`;
 		const error = await executeNode(
-			{ parameters: sendParameters(), credentials: { svcMessagingApi: { baseUrl: closed, apiKey: SEED_KEYS.business, plan: 'business' } } },
+			{ parameters: sendParameters(), credentials: apiKeyCredentials(closed) },
 			[{ phone: '+254712345678' }],
 		).then(
 			() => undefined,

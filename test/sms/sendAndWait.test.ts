@@ -7,23 +7,15 @@ import { createHmac } from 'node:crypto';
 
 import type { IExecuteData, INodeExecutionData } from 'n8n-workflow';
 
+import { useEmulator } from '../helpers/emulatorFixture';
 import { afterFailedLookup, splitOutcomes, WAIT_KEY, wakeAtOf } from '../../nodes/SvcMessaging/actions/sms/deliveryOutcome';
 import { deadlineSignature, keepWaitSecret, newWaitSecret, reportToken } from '../../nodes/SvcMessaging/actions/sms/deliveryWebhookWait';
 import { description } from '../../nodes/SvcMessaging/actions/sms/sendAndWait.operation';
-import { DELIVERY_WAIT } from '../../nodes/SvcMessaging/transport/service';
-import type { RunningEmulator } from '../emulator';
-import { callWebhook, executeNode, shutdownN8nCore } from '../helpers/n8n';
-import { apiKeyCredentials, emulator, noSender, SEED_KEYS, sent } from './fixtures';
+import { DELIVERY_WAIT } from '../../nodes/SvcMessaging/actions/sms/deliveryWait';
+import { callWebhook, executeNode } from '../helpers/n8n';
+import { apiKeyCredentials, noSender, SEED_KEYS, sent } from './fixtures';
 
-let emu: RunningEmulator;
-beforeAll(async () => {
-	emu = await emulator();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
+const emu = useEmulator();
 
 const parameters = (extra: Record<string, unknown> = {}) => ({
 	resource: 'sms',
@@ -105,7 +97,6 @@ describe('polling', () => {
 
 describe('the resume webhook (delivery reports at a waiting execution)', () => {
 	const SECRET = 'whsec_unit_0001';
-	const credentials = () => ({ svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business', webhookSecret: SECRET } });
 	const until = new Date(Date.now() + 60_000).toISOString();
 	const wait = { mode: 'webhook', since: new Date().toISOString(), until };
 
@@ -135,9 +126,8 @@ describe('the resume webhook (delivery reports at a waiting execution)', () => {
 		const signed = { 'x-svc-signature': `sha256=${createHmac('sha256', SECRET).update(rawBody).digest('hex')}`, ...headers };
 		const entry = waitingEntry(round);
 		if (waitSecret) keepWaitSecret(entry, waitSecret);
-		const credential = { svcMessagingApi: { ...credentials().svcMessagingApi, apiKey, webhookSecret: secret } };
 		const call = await callWebhook(
-			{ parameters: parameters({ waitMode: 'webhook' }), credentials: credential },
+			{ parameters: parameters({ waitMode: 'webhook' }), credentials: apiKeyCredentials(emu.url, { apiKey, webhookSecret: secret }) },
 			{ headers: signed, body, rawBody, query: { svcWait: token } },
 			{},
 			{ executionId, entry },

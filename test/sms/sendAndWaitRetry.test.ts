@@ -4,19 +4,11 @@
  * timeout, Stop) and is then retried from the executions list (a NEW execution in mode `retry`)
  * must send none of its messages again. Counted at the emulator: 0 numbers with two SMS.
  */
-import { SEED_KEYS, type RunningEmulator } from '../emulator';
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import { emulator, noSender } from './fixtures';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
+import { apiKeyCredentials, noSender } from './fixtures';
 
-let emu: RunningEmulator;
-beforeAll(async () => {
-	emu = await emulator();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
+const emu = useEmulator();
 
 const parameters = (waitMode: 'polling' | 'webhook', timeout: number) => ({
 	resource: 'sms',
@@ -28,7 +20,7 @@ const parameters = (waitMode: 'polling' | 'webhook', timeout: number) => ({
 	timeout,
 	options: { pollInterval: 1 },
 });
-const credentials = () => ({ svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' } });
+const credentials = () => apiKeyCredentials(emu.url);
 const numbersWithTwo = () => {
 	const counts = new Map<string, number>();
 	for (const m of emu.control.messages()) counts.set(String(m.phoneNumber), (counts.get(String(m.phoneNumber)) ?? 0) + 1);

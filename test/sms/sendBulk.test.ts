@@ -1,31 +1,10 @@
-import { executeNode, shutdownN8nCore } from '../helpers/n8n';
-import type { RunningEmulator } from '../emulator';
-import { apiKeyCredentials, emulator, noSender, SEED_KEYS, sent } from './fixtures';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
+import { apiKeyCredentials, SEED_KEYS, sendBulkParameters, sent } from './fixtures';
 
-let emu: RunningEmulator;
+const emu = useEmulator();
 
-beforeAll(async () => {
-	emu = await emulator();
-});
-beforeEach(async () => {
-	await emu.control.reset();
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-
-const bulk = (extra: Record<string, unknown> = {}) => ({
-	resource: 'sms',
-	operation: 'sendBulk',
-	recipientsSource: 'items',
-	phoneNumber: '={{ $json.phone }}',
-	variablesSource: 'allFields',
-	message: 'Hi {{name}}, order {{order}} is ready',
-	senderId: noSender,
-	options: {},
-	...extra,
-});
+const bulk = (extra: Record<string, unknown> = {}) => sendBulkParameters({ message: 'Hi {{name}}, order {{order}} is ready', ...extra });
 
 const rows = (n: number, offset = 0) =>
 	Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(10000000 + offset + i).padStart(8, '0')}`, name: `N${i}`, order: 100 + i }));
@@ -49,7 +28,7 @@ describe('SMS → Send Bulk', () => {
 
 	it("splits into calls of the plan's recipients per call (Free: 100)", async () => {
 		const [out] = await executeNode(
-			{ parameters: bulk({ variablesSource: 'none', message: 'Sale today' }), credentials: apiKeyCredentials(emu.url, SEED_KEYS.free, 'free') },
+			{ parameters: bulk({ variablesSource: 'none', message: 'Sale today' }), credentials: apiKeyCredentials(emu.url, { plan: 'free' }) },
 			rows(250),
 		);
 		expect(sent(emu)).toHaveLength(3);
@@ -62,7 +41,7 @@ describe('SMS → Send Bulk', () => {
 		items[5].phone = 'not a number'; // refused before sending (Continue On Fail: a rejected item)
 		items[7] = { ...items[6] }; // the same number and values twice: two messages
 		const [out] = await executeNode(
-			{ parameters: bulk(), credentials: apiKeyCredentials(emu.url, SEED_KEYS.free, 'free'), settings: { onError: 'continueRegularOutput' } },
+			{ parameters: bulk(), credentials: apiKeyCredentials(emu.url, { plan: 'free' }), settings: { onError: 'continueRegularOutput' } },
 			items,
 		);
 		expect(sent(emu)).toHaveLength(3); // Free: 100 recipients per call
@@ -139,7 +118,7 @@ describe('SMS → Send Bulk', () => {
 
 	it('reports 413 PAYLOAD_TOO_LARGE when the credential claims a bigger plan than the key has', async () => {
 		const run = executeNode(
-			{ parameters: bulk({ variablesSource: 'none', message: 'x' }), credentials: apiKeyCredentials(emu.url, SEED_KEYS.free, 'starter') },
+			{ parameters: bulk({ variablesSource: 'none', message: 'x' }), credentials: apiKeyCredentials(emu.url, { apiKey: SEED_KEYS.free, plan: 'starter' }) },
 			rows(150),
 		);
 		await expect(run).rejects.toMatchObject({ message: expect.stringMatching(/PAYLOAD_TOO_LARGE/), description: expect.stringMatching(/Check the Plan/) });
@@ -150,7 +129,7 @@ describe('SMS → Send Bulk', () => {
 		const [out] = await executeNode(
 			{
 				parameters: bulk({ variablesSource: 'none', message: 'x' }),
-				credentials: apiKeyCredentials(emu.url, SEED_KEYS.broke, 'free'),
+				credentials: apiKeyCredentials(emu.url, { apiKey: SEED_KEYS.broke, plan: 'free' }),
 				settings: { onError: 'continueRegularOutput' },
 			},
 			rows(2),

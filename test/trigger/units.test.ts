@@ -3,7 +3,7 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { SvcMessagingTrigger } from '../../nodes/SvcMessaging/SvcMessagingTrigger.node';
 import { hasSeen, LEDGER_CAPACITY, remember, reportKey } from '../../nodes/SvcMessaging/trigger/ledger';
 import type { DeliveryReport } from '../../nodes/SvcMessaging/trigger/payload';
-import { TRIGGER_LIMITS } from '../../nodes/SvcMessaging/transport/service';
+import { TRIGGER_LIMITS } from '../../nodes/SvcMessaging/trigger/limits';
 import { hasValidSignature, signBody } from '../../nodes/SvcMessaging/trigger/signature';
 import { sign as emulatorSign } from '../emulator/webhooks';
 

@@ -3,9 +3,9 @@ import { cancelCampaign, createCampaign, deleteCampaign, getCampaign, listCampai
 import { createTemplate, deleteTemplate, getTemplate, listTemplatesPage, sendChatMessage } from '../../nodes/SvcMessaging/api/chat';
 import { readPages, type Page } from '../../nodes/SvcMessaging/api/pages';
 import { getBatch, getDeliveryRates, getMessage, listSenderIds, sendSms } from '../../nodes/SvcMessaging/api/sms';
-import { API_KEY, fakeContext } from './fakeContext';
+import { accountCredential, API_KEY, fakeContext } from './fakeContext';
 
-const BOTH = { ...API_KEY, svcMessagingAccountApi: { baseUrl: 'http://svc.test/', email: 'a@b.c', password: 'p', accessToken: 't' } };
+const BOTH = { ...API_KEY, ...accountCredential('http://svc.test/') };
 
 describe('api/: one function per endpoint', () => {
 	it.each([

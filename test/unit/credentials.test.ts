@@ -1,6 +1,7 @@
 import { SvcMessagingApi } from '../../credentials/SvcMessagingApi.credentials';
 import { API_KEY_HEADER } from '../../nodes/SvcMessaging/transport/credentials';
 import { sendSms } from '../../nodes/SvcMessaging/api/sms';
+import { apiKeyCredentials } from '../helpers/credentials';
 import { fakeContext } from './fakeContext';
 
 describe('the API key header', () => {
@@ -11,7 +12,7 @@ describe('the API key header', () => {
 	it('is set on every API-key request, from the credential read once', async () => {
 		const seen: Array<Record<string, unknown>> = [];
 		const { ctx, credentialReads } = fakeContext({
-			credentials: { svcMessagingApi: { baseUrl: 'http://svc.test', apiKey: 'svc_live_header', plan: 'business' } },
+			credentials: apiKeyCredentials('http://svc.test', { apiKey: 'svc_live_header' }),
 			answer: (request) => {
 				seen.push(request.headers as Record<string, unknown>);
 				return { statusCode: 202, body: { success: true, data: { messageId: 'm' } } };

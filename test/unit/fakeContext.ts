@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 
+import { accountCredentials, apiKeyCredentials } from '../helpers/credentials';
+
 /**
  * A stand-in for n8n's execute context in the unit tier: parameters, credentials and the answers
  * of n8n's request helper are given, and every request the package makes is recorded. The
@@ -66,4 +68,7 @@ export function fakeContext(options: FakeOptions = {}) {
 	return { ctx, requests, credentialReads, node };
 }
 
-export const API_KEY = { svcMessagingApi: { baseUrl: 'http://svc.test', apiKey: 'svc_live_unit', plan: 'business' } };
+export const API_KEY = apiKeyCredentials('http://svc.test', { apiKey: 'svc_live_unit' });
+
+/** The account credential of the unit tests (a token already held: no login). */
+export const accountCredential = (baseUrl = 'http://svc.test') => accountCredentials(baseUrl, { login: { email: 'a@b.c', password: 'p' }, accessToken: 't' });

@@ -70,4 +70,17 @@ describe('layers', () => {
 		const direct = imports.filter((i) => i.to === 'transport/request' && !['api', 'transport', 'sending'].includes(i.fromLayer));
 		expect(direct.map((i) => i.from)).toEqual([]);
 	});
+
+	it('only sending/ opens the send ledger or marks messages under way: one place decides never-twice', () => {
+		const outside = files(NODE)
+			.filter((file) => layerOf(file) !== 'sending')
+			.filter((file) => /\b(openSendLedger|openLedger)\b|\.begin\(/.test(readFileSync(file, 'utf8')));
+		expect(outside.map((file) => relative(NODE, file))).toEqual([]);
+	});
+
+	it("transport/service.ts keeps the service's facts and not-shown assumptions, not this package's tuning", () => {
+		const service = readFileSync(join(NODE, 'transport/service.ts'), 'utf8');
+		const tuning = ['SEND_LEDGER', 'DELIVERY_WAIT', 'BULK_RECIPIENTS_IN_FLIGHT', 'LOGIN_RETRY', 'MEDIA_CHECK', 'TRIGGER_LIMITS'];
+		expect(tuning.filter((name) => new RegExp(`export const ${name}\\b`).test(service))).toEqual([]);
+	});
 });

@@ -1,6 +1,6 @@
 import { privateHostProblem } from '../../nodes/SvcMessaging/rules/privateAddress';
 
-/** Issue 22, item 2: the hosts a media link may not point to, judged without DNS. */
+/** The hosts a media link may not point to, judged without DNS. */
 describe('private media hosts', () => {
 	it.each([
 		['127.0.0.1', '127.0.0.1 is a loopback address (127.0.0.0/8)'],

@@ -4,32 +4,31 @@ import { NodeOperationError } from 'n8n-workflow';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
 import { heldSize } from '../../nodes/SvcMessaging/sending/ledgerMemory';
 import { failureOf } from '../../nodes/SvcMessaging/sending/outcomes';
-import { finishRun, sendOnce, type SendUnit, type UnitOutcome } from '../../nodes/SvcMessaging/sending/round';
-import { SEND_LEDGER } from '../../nodes/SvcMessaging/transport/service';
-import { API_KEY, fakeContext } from './fakeContext';
+import { finishRun, sendOnce, type Posted, type SendUnit, type UnitOutcome } from '../../nodes/SvcMessaging/sending/round';
+import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledgerBounds';
+import { accountCredential, API_KEY, fakeContext } from './fakeContext';
 
 /** A post that accepts every unit except those named, which fail as "may have been processed" (a timeout). */
 function poster(timedOut: string[] = []) {
 	const posted: string[] = [];
-	const post = async (ctx: IExecuteFunctions, pending: SendUnit[], settle: (r: Array<[SendUnit, UnitOutcome]>) => Promise<void>) => {
-		for (const unit of pending) {
-			posted.push(unit.identity);
-			if (timedOut.includes(unit.identity)) {
-				const error = new NodeOperationError(ctx.getNode(), 'no answer', { itemIndex: unit.itemIndex });
-				error.context.mayHaveBeenProcessed = true;
-				await settle([[unit, { ok: false, failure: failureOf(ctx, error, unit.itemIndex) }]]);
-			} else {
-				await settle([[unit, { ok: true, json: { accepted: true, id: unit.identity } }]]);
-			}
+	const post = async (ctx: IExecuteFunctions, unit: SendUnit): Promise<Posted<SendUnit>> => {
+		posted.push(unit.identity);
+		if (timedOut.includes(unit.identity)) {
+			const error = new NodeOperationError(ctx.getNode(), 'no answer', { itemIndex: unit.itemIndex });
+			error.context.mayHaveBeenProcessed = true;
+			return [[unit, failureOf(ctx, error, unit.itemIndex)]];
 		}
+		return [[unit, { ok: true, json: { accepted: true, id: unit.identity } }]];
 	};
 	return { posted, post };
 }
 
+/** One post per unit, one at a time (the order the tests read). */
+const oneEach = { window: 1, postsOf: (pending: SendUnit[]) => pending, unitsOf: (unit: SendUnit) => [unit] };
 const units = (...ids: string[]) => ids.map((identity, itemIndex) => ({ identity, itemIndex }));
 const failIfAnyFailed = (outcomes: UnitOutcome[]) => {
 	const failed = outcomes.find((o) => !o.ok);
-	if (failed && !failed.ok) throw failed.failure.error;
+	if (failed && !failed.ok) throw failed.error;
 	return outcomes;
 };
 
@@ -39,7 +38,7 @@ describe('sending/round.ts: the send-once round with the in-process ledger', () 
 	it('posts each unit once and gives the outcomes in unit order', async () => {
 		const { ctx } = fakeContext({ credentials: API_KEY });
 		const { posted, post } = poster();
-		const outcomes = await sendOnce(ctx, units('a', 'b'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => post(ctx, p, s) }, (o) => o);
+		const outcomes = await sendOnce(ctx, units('a', 'b'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await post(ctx, u) }, (o) => o);
 		expect(posted).toEqual(['a', 'b']);
 		expect(outcomes).toEqual([
 			{ ok: true, json: { accepted: true, id: 'a' } },
@@ -51,19 +50,19 @@ describe('sending/round.ts: the send-once round with the in-process ledger', () 
 		const first = fakeContext({ credentials: API_KEY, executionId: 'e1' });
 		const firstPost = poster(['b']);
 		await expect(
-			sendOnce(first.ctx, units('a', 'b', 'c'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => firstPost.post(first.ctx, p, s) }, failIfAnyFailed),
+			sendOnce(first.ctx, units('a', 'b', 'c'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await firstPost.post(first.ctx, u) }, failIfAnyFailed),
 		).rejects.toThrow('no answer');
 		expect(firstPost.posted).toEqual(['a', 'b', 'c']);
 
 		const retry = fakeContext({ credentials: API_KEY, executionId: 'e2', mode: 'retry' });
 		const retryPost = poster();
-		const outcomes = await sendOnce(retry.ctx, units('a', 'b', 'c'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => retryPost.post(retry.ctx, p, s) }, (o) => o);
+		const outcomes = await sendOnce(retry.ctx, units('a', 'b', 'c'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await retryPost.post(retry.ctx, u) }, (o) => o);
 		expect(retryPost.posted).toEqual([]);
 		// Which execution the match came from, and when (n8n does not tell a node which execution it retries).
 		const sentIn = { executionId: 'e1', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) };
 		expect(outcomes[0]).toEqual({ ok: true, json: { accepted: true, id: 'a', alreadySent: true, sentIn } });
 		expect(outcomes[1]).toMatchObject({ ok: false });
-		const refused = (outcomes[1] as { failure: { error: Error & { description?: string } } }).failure.error;
+		const refused = (outcomes[1] as { error: Error & { description?: string } }).error;
 		expect(refused.message).toMatch(/^An earlier try may already have sent this message/);
 		expect(refused.description).toMatch(/The earlier try: execution e1 at \d{4}-/);
 		expect(outcomes[2]).toEqual({ ok: true, json: { accepted: true, id: 'c', alreadySent: true, sentIn } });
@@ -72,21 +71,21 @@ describe('sending/round.ts: the send-once round with the in-process ledger', () 
 	it('with "Resend Messages With Unknown Outcome" a retry sends only the unknown one again', async () => {
 		const first = fakeContext({ credentials: API_KEY, executionId: 'e1' });
 		await expect(
-			sendOnce(first.ctx, units('a', 'b'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => poster(['b']).post(first.ctx, p, s) }, failIfAnyFailed),
+			sendOnce(first.ctx, units('a', 'b'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await poster(['b']).post(first.ctx, u) }, failIfAnyFailed),
 		).rejects.toThrow();
 		const retry = fakeContext({ credentials: API_KEY, executionId: 'e2', mode: 'retry' });
 		const retryPost = poster();
-		await sendOnce(retry.ctx, units('a', 'b'), { kind: 'apiKey', resendUnknown: true, post: (p, s) => retryPost.post(retry.ctx, p, s) }, (o) => o);
+		await sendOnce(retry.ctx, units('a', 'b'), { kind: 'apiKey', resendUnknown: true, ...oneEach, post: async (u) => await retryPost.post(retry.ctx, u) }, (o) => o);
 		expect(retryPost.posted).toEqual(['b']);
 	});
 
 	it('a run that finished is matched by a retry within SEND_LEDGER.finishedRunRetryWindowMs, not by a later one', async () => {
 		const first = fakeContext({ credentials: API_KEY, executionId: 'e1' });
-		await sendOnce(first.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => poster().post(first.ctx, p, s) }, (o) => o);
+		await sendOnce(first.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await poster().post(first.ctx, u) }, (o) => o);
 		// A crash after the node succeeded, progress not saved: the Retry soon after sends nothing again.
 		const soon = fakeContext({ credentials: API_KEY, executionId: 'e2', mode: 'retry' });
 		const none = poster();
-		const [repeated] = await sendOnce(soon.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => none.post(soon.ctx, p, s) }, (o) => o);
+		const [repeated] = await sendOnce(soon.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await none.post(soon.ctx, u) }, (o) => o);
 		expect(none.posted).toEqual([]);
 		expect(repeated).toMatchObject({ ok: true, json: { alreadySent: true } });
 		// The same message a day later (yesterday's reminder) is a new message.
@@ -95,30 +94,39 @@ describe('sending/round.ts: the send-once round with the in-process ledger', () 
 		try {
 			const retry = fakeContext({ credentials: API_KEY, executionId: 'e3', mode: 'retry' });
 			const again = poster();
-			await sendOnce(retry.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => again.post(retry.ctx, p, s) }, (o) => o);
+			await sendOnce(retry.ctx, units('a'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await again.post(retry.ctx, u) }, (o) => o);
 			expect(again.posted).toEqual(['a']);
 		} finally {
 			later.mockRestore();
 		}
 	});
 
-	it('a run that finishes later (Send and Wait) stays open until finishRun: a retry meanwhile finds its messages whatever their age', async () => {
+	it('a run that finishes later (Send and Wait) stays open until finishRun; the retry window then counts from the finish', async () => {
 		const first = fakeContext({ credentials: API_KEY, executionId: 'w1' });
-		await sendOnce(first.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, finishesLater: true, post: (p, s) => poster().post(first.ctx, p, s) }, (o) => o);
+		await sendOnce(first.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, finishesLater: true, ...oneEach, post: async (u) => await poster().post(first.ctx, u) }, (o) => o);
 		const realNow = Date.now.bind(Date);
-		const later = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + SEND_LEDGER.finishedRunRetryWindowMs + 1000);
+		const window = SEND_LEDGER.finishedRunRetryWindowMs;
+		let offset = window + 1000;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offset);
 		try {
 			const retry = fakeContext({ credentials: API_KEY, executionId: 'w2', mode: 'retry' });
 			const none = poster();
-			await sendOnce(retry.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => none.post(retry.ctx, p, s) }, (o) => o);
+			await sendOnce(retry.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await none.post(retry.ctx, u) }, (o) => o);
 			expect(none.posted).toEqual([]);
+			// The wait ends more than the window after the message was written: a retry soon after still finds it.
 			await finishRun(first.ctx);
-			const after = fakeContext({ credentials: API_KEY, executionId: 'w3', mode: 'retry' });
+			const soon = fakeContext({ credentials: API_KEY, executionId: 'w3', mode: 'retry' });
+			const stillNone = poster();
+			await sendOnce(soon.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await stillNone.post(soon.ctx, u) }, (o) => o);
+			expect(stillNone.posted).toEqual([]);
+			// The window past the finish, the same message is a new one.
+			offset += window + 1000;
+			const after = fakeContext({ credentials: API_KEY, executionId: 'w4', mode: 'retry' });
 			const again = poster();
-			await sendOnce(after.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => again.post(after.ctx, p, s) }, (o) => o);
+			await sendOnce(after.ctx, units('w'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await again.post(after.ctx, u) }, (o) => o);
 			expect(again.posted).toEqual(['w']);
 		} finally {
-			later.mockRestore();
+			clock.mockRestore();
 		}
 	});
 
@@ -126,22 +134,22 @@ describe('sending/round.ts: the send-once round with the in-process ledger', () 
 		const before = heldSize();
 		const failed = fakeContext({ credentials: API_KEY, executionId: 'e-kept' });
 		await expect(
-			sendOnce(failed.ctx, units('k1', 'k2'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => poster(['k2']).post(failed.ctx, p, s) }, failIfAnyFailed),
+			sendOnce(failed.ctx, units('k1', 'k2'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await poster(['k2']).post(failed.ctx, u) }, failIfAnyFailed),
 		).rejects.toThrow();
 		expect(heldSize()).toMatchObject({ entries: before.entries + 2, finishedRuns: before.finishedRuns });
 		const done = fakeContext({ credentials: API_KEY, executionId: 'e-done' });
-		await sendOnce(done.ctx, units('d1', 'd2', 'd3'), { kind: 'apiKey', resendUnknown: false, post: (p, s) => poster().post(done.ctx, p, s) }, (o) => o);
+		await sendOnce(done.ctx, units('d1', 'd2', 'd3'), { kind: 'apiKey', resendUnknown: false, ...oneEach, post: async (u) => await poster().post(done.ctx, u) }, (o) => o);
 		expect(heldSize()).toMatchObject({ entries: before.entries + 5, finishedRuns: before.finishedRuns + 1 });
 	});
 
 	it('checks the balance before anything else, and sends nothing when it is short', async () => {
 		const { ctx, requests } = fakeContext({
-			credentials: { ...API_KEY, svcMessagingAccountApi: { baseUrl: 'http://svc.test', email: 'a@b.c', password: 'p', accessToken: 't' } },
+			credentials: { ...API_KEY, ...accountCredential() },
 			answer: () => ({ body: { success: true, data: { credits: 1 } } }),
 		});
 		const { posted, post } = poster();
 		await expect(
-			sendOnce(ctx, units('a', 'b'), { kind: 'apiKey', creditsNeeded: 2, resendUnknown: false, post: (p, s) => post(ctx, p, s) }, (o) => o),
+			sendOnce(ctx, units('a', 'b'), { kind: 'apiKey', creditsNeeded: 2, resendUnknown: false, ...oneEach, post: async (u) => await post(ctx, u) }, (o) => o),
 		).rejects.toMatchObject({ context: { errorCode: 'INSUFFICIENT_CREDITS' } });
 		expect(posted).toEqual([]);
 		expect(requests.map((r) => r.url)).toEqual(['http://svc.test/api/account/balance']);

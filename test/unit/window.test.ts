@@ -1,7 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { SendUnit, UnitOutcome } from '../../nodes/SvcMessaging/sending/round';
-import { inWindow, postInWindow, sendWindow } from '../../nodes/SvcMessaging/sending/window';
+import { inWindow, postInWindow, redisLost, sendWindow } from '../../nodes/SvcMessaging/sending/window';
 import { REDIS_UNAVAILABLE, withErrorCode } from '../../nodes/SvcMessaging/transport/errors';
 import { PLANS } from '../../nodes/SvcMessaging/transport/service';
 
@@ -19,48 +19,31 @@ describe('postInWindow', () => {
 		let running = 0;
 		let most = 0;
 		const posted: number[] = [];
-		const settled: number[] = [];
-		await postInWindow(
-			unitsOf(50),
-			4,
-			async (unit, settle) => {
-				most = Math.max(most, ++running);
-				posted.push(unit.itemIndex);
-				await tick();
-				running--;
-				await settle([[unit, { ok: true, json: { id: unit.identity } }]]);
-			},
-			(unit) => [unit],
-			async (results) => void settled.push(...results.map(([unit]) => unit.itemIndex)),
-		);
+		const { notStarted, lost } = await postInWindow(unitsOf(50), 4, async (unit) => {
+			most = Math.max(most, ++running);
+			posted.push(unit.itemIndex);
+			await tick();
+			running--;
+			return undefined;
+		});
 		expect(most).toBe(4);
 		expect(posted).toEqual(Array.from({ length: 50 }, (_, i) => i));
-		expect([...settled].sort((a, b) => a - b)).toEqual(posted);
+		expect({ notStarted, lost }).toEqual({ notStarted: [], lost: undefined });
 	});
 
-	it('after a Redis loss posts nothing more: the units not yet started fail together, with that error, in one settle', async () => {
-		const lost = withErrorCode(new NodeOperationError(node, 'Lost the connection to Redis at 127.0.0.1:6379'), REDIS_UNAVAILABLE);
+	it('after a Redis loss starts nothing more: it answers the units not started and the loss', async () => {
+		const error = withErrorCode(new NodeOperationError(node, 'Lost the connection to Redis at 127.0.0.1:6379'), REDIS_UNAVAILABLE);
 		const posted: number[] = [];
-		const settles: Array<Array<[SendUnit, UnitOutcome]>> = [];
-		await postInWindow(
-			unitsOf(100),
-			5,
-			async (unit, settle) => {
-				posted.push(unit.itemIndex);
-				await tick();
-				const outcome: UnitOutcome = unit.itemIndex < 7 ? { ok: true, json: {} } : { ok: false, failure: { itemIndex: unit.itemIndex, error: lost } };
-				await settle([[unit, outcome]]);
-			},
-			(unit) => [unit],
-			async (results) => void settles.push(results),
-		);
+		const { notStarted, lost } = await postInWindow(unitsOf(100), 5, async (unit) => {
+			posted.push(unit.itemIndex);
+			await tick();
+			const outcome: UnitOutcome = unit.itemIndex < 7 ? { ok: true, json: {} } : { ok: false, itemIndex: unit.itemIndex, error };
+			return redisLost(outcome);
+		});
 		// The window's posts under way when Redis went settle as they are; nothing after them starts.
 		expect(posted.length).toBeLessThanOrEqual(7 + 5);
-		const last = settles[settles.length - 1];
-		expect(last).toHaveLength(100 - posted.length);
-		expect(last.map(([unit]) => unit.itemIndex)).toEqual(Array.from({ length: 100 - posted.length }, (_, i) => posted.length + i));
-		for (const [unit, outcome] of last) expect(outcome).toEqual({ ok: false, failure: { itemIndex: unit.itemIndex, error: lost } });
-		expect(settles.flat()).toHaveLength(100);
+		expect(lost?.error).toBe(error);
+		expect(notStarted.map((unit) => unit.itemIndex)).toEqual(Array.from({ length: 100 - posted.length }, (_, i) => posted.length + i));
 	});
 
 	it('inWindow runs at most `window` tasks at once and keeps the results in order', async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 25: node version 2 changes defaults, so a workflow saved with version 1 (which holds only
+ * Node version 2 changes defaults, so a workflow saved with version 1 (which holds only
  * its non-default parameters) must run as it did. test/fixtures/workflow-v1.json is such a
  * workflow, one node per operation that version 2 changes; each runs here at its saved version
  * against the emulator, and the requests that reach the emulator and the output items are checked.
@@ -9,34 +9,19 @@ import { join } from 'path';
 
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { SEED_KEYS, SEED_LOGINS, startEmulator, type RunningEmulator } from '../emulator/index';
-import { executeNode, shutdownN8nCore, type TestCredentials } from '../helpers/n8n';
+import { bothCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode } from '../helpers/n8n';
 import { jsonTemplate, templateOp, waitUntil } from '../chat/helpers';
 
 const workflow = JSON.parse(readFileSync(join(__dirname, '../fixtures/workflow-v1.json'), 'utf8')) as { nodes: INode[] };
 const saved = (name: string) => workflow.nodes.find((n) => n.name === name)!;
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 0.001 });
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
-
-function credentials(): TestCredentials {
-	return {
-		svcMessagingAccountApi: { baseUrl: emu.url, email: SEED_LOGINS.demo.email, password: SEED_LOGINS.demo.password, accessToken: '' },
-		svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' },
-	};
-}
+const emu = useEmulator();
 
 /** Runs a node as saved (its parameters and typeVersion), or with a version forced. */
 async function runSaved(node: INode, items: IDataObject[] = [{}], typeVersion = node.typeVersion) {
-	const [out] = await executeNode({ parameters: node.parameters as IDataObject, credentials: credentials(), typeVersion }, items);
+	const [out] = await executeNode({ parameters: node.parameters as IDataObject, credentials: bothCredentials(emu.url), typeVersion }, items);
 	return out;
 }
 

@@ -1,35 +1,20 @@
 /**
- * Issue 25: what node version 2 (the version of new nodes) does with its new defaults and fields,
+ * What node version 2 (the version of new nodes) does with its new defaults and fields,
  * run in n8n-core's context against the emulator. Parameters hold only what a user sets: the rest
  * are version 2's defaults.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { SEED_KEYS, SEED_LOGINS, startEmulator, type RunningEmulator } from '../emulator/index';
-import { executeNode, listSearch, shutdownN8nCore, type TestCredentials } from '../helpers/n8n';
+import { apiKeyCredentials, bothCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode, listSearch } from '../helpers/n8n';
 import { jsonTemplate, mapped, templateOp, waitUntil } from '../chat/helpers';
 import { nairobiWallClock } from '../campaign/helpers';
 
-let emu: RunningEmulator;
-
-beforeAll(async () => {
-	emu = await startEmulator({ port: 0, timeScale: 0.001 });
-});
-afterAll(async () => {
-	await emu.close();
-	await shutdownN8nCore();
-});
-beforeEach(() => emu.control.reset());
-
-function credentials(): TestCredentials {
-	return {
-		svcMessagingAccountApi: { baseUrl: emu.url, email: SEED_LOGINS.demo.email, password: SEED_LOGINS.demo.password, accessToken: '' },
-		svcMessagingApi: { baseUrl: emu.url, apiKey: SEED_KEYS.business, plan: 'business' },
-	};
-}
+const emu = useEmulator();
 
 async function runV2(parameters: IDataObject, items: IDataObject[] = [{}]) {
-	const [out] = await executeNode({ parameters, credentials: credentials(), typeVersion: 2 }, items);
+	const [out] = await executeNode({ parameters, credentials: bothCredentials(emu.url), typeVersion: 2 }, items);
 	return out;
 }
 
@@ -59,7 +44,7 @@ describe('node version 2', () => {
 
 	it("Campaign → Create: the sender ID picker lists the account's sender IDs with no switch turned on", async () => {
 		const parameters = { resource: 'campaign', operation: 'create', senderId: { __rl: true, mode: 'list', value: '' } };
-		const found = await listSearch({ parameters, credentials: credentials(), typeVersion: 2 }, 'searchSenderIds', 'acme');
+		const found = await listSearch({ parameters, credentials: bothCredentials(emu.url), typeVersion: 2 }, 'searchSenderIds', 'acme');
 		expect(found.results.map((r) => r.value)).toEqual(['ACMEKE']);
 	});
 
@@ -106,7 +91,7 @@ describe('node version 2 error titles: what happened, [item N]; the request in t
 		const error = (await executeNode(
 			{
 				parameters: { resource: 'sms', operation: 'send', phoneNumber: '+254712345678', message: 'Hi', senderId: { __rl: true, mode: 'list', value: '' } },
-				credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: 'svc_live_not_a_key', plan: 'free' } },
+				credentials: apiKeyCredentials(emu.url, { plan: 'free', apiKey: 'svc_live_not_a_key' }),
 				typeVersion: 2,
 			},
 			[{}],
@@ -121,7 +106,7 @@ describe('node version 2 error titles: what happened, [item N]; the request in t
 		const error = (await executeNode(
 			{
 				parameters: { resource: 'chatMessage', operation: 'send', phoneNumber: '+254712345678', text: 'Hi' },
-				credentials: { svcMessagingApi: { baseUrl: 'http://127.0.0.1:9', apiKey: 'svc_live_x', plan: 'free' } },
+				credentials: apiKeyCredentials('http://127.0.0.1:9', { plan: 'free', apiKey: 'svc_live_x' }),
 				typeVersion: 2,
 			},
 			[{}],
@@ -134,7 +119,7 @@ describe('node version 2 error titles: what happened, [item N]; the request in t
 		const error = (await executeNode(
 			{
 				parameters: { resource: 'sms', operation: 'send', phoneNumber: '+254712345678', message: 'Hi', senderId: { __rl: true, mode: 'list', value: '' } },
-				credentials: { svcMessagingApi: { baseUrl: emu.url, apiKey: 'svc_live_not_a_key', plan: 'free' } },
+				credentials: apiKeyCredentials(emu.url, { plan: 'free', apiKey: 'svc_live_not_a_key' }),
 				typeVersion: 1,
 			},
 			[{}],

@@ -8,7 +8,8 @@ import * as chatTemplate from './chatTemplate';
 import * as senderId from './senderId';
 import * as sms from './sms';
 import { toolProperties } from './tool.descriptions';
-import { DELIVERY_WAIT, DOCUMENTATION_URL } from '../transport/service';
+import { DOCUMENTATION_URL } from '../transport/service';
+import { DELIVERY_WAIT } from './sms/deliveryWait';
 import { ALL_VERSIONS, examplePlaceholdersInV2, LATEST_VERSION, NODE_VERSIONS } from './versions';
 
 const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate'];

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { failureOf, type ItemFailure } from '../sending/outcomes';
+import { failureOf, isFailure, type ItemFailure } from '../sending/outcomes';
 import { wrapError } from '../transport/errors';
 
 /**
@@ -77,9 +77,4 @@ async function prepareEach<P>(ctx: IExecuteFunctions, items: INodeExecutionData[
 	const invalid = prepared.find(isFailure);
 	if (invalid && !ctx.continueOnFail()) throw invalid.error;
 	return prepared;
-}
-
-/** A prepared item that failed its checks. */
-function isFailure(prepared: unknown): prepared is ItemFailure {
-	return typeof prepared === 'object' && prepared !== null && 'error' in prepared && 'itemIndex' in prepared && !('body' in prepared);
 }

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { MEDIA_CHECK } from '../transport/service';
+import { MEDIA_CHECK } from './mediaCheck';
 import { ARTICLE, CHAT_MEDIA, formatBytes, orList, privateHostRule, type MediaKind } from './mediaTypes';
 import { privateHostProblem, privateRangeOf } from './privateAddress';
 

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { randomUUID } from 'crypto';
 
 import { digest, sharedLimitOf } from '../transport/redis';
-import { SEND_LEDGER } from '../transport/service';
+import { SEND_LEDGER } from './ledgerBounds';
 import { clearHeldEntries, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
 import { redisLedgerStore } from './ledgerRedis';
 
@@ -17,7 +17,7 @@ import { redisLedgerStore } from './ledgerRedis';
  * repeat an earlier one: when it is an execution retry, or when this node already sent in this
  * execution and run. A new execution is never suppressed. An execution retry matches entries of
  * runs that did not finish, and of runs that finished within SEND_LEDGER.finishedRunRetryWindowMs
- * (one hour) before it: a run that finished is re-run by a retry only when the execution failed
+ * (one hour, counted from when the run finished) before it: a run that finished is re-run by a retry only when the execution failed
  * after the node succeeded, before n8n saved its progress (off by default), and such a Retry comes
  * soon; so it sends none of them again, while yesterday's identical, successful message does not
  * hold back today's retry. A run is finished only when its items are: Send and Wait finishes its
@@ -147,7 +147,7 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 	let unrecorded = false;
 
 	// Same run: Retry On Fail. Another, unfinished run: what an execution retry repeats.
-	const applies = async (stored: Stored | undefined, finished: Map<string, Promise<boolean>>): Promise<EarlierEntry | undefined> => {
+	const applies = async (stored: Stored | undefined, finished: Map<string, Promise<number | undefined>>): Promise<EarlierEntry | undefined> => {
 		if (!stored) return undefined;
 		const earlier = { ...stored.entry, sentIn: sentIn(stored) };
 		if (stored.run === run) return earlier;
@@ -155,13 +155,18 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 		let done = finished.get(stored.run);
 		if (!done) {
 			const otherRunKey = `${workflowId}\u0000${nodeId}\u0000${stored.run}`;
-			done = finishedRuns.has(otherRunKey) ? Promise.resolve(true) : (redis?.isFinished(digest(otherRunKey)) ?? Promise.resolve(false));
+			const here = finishedRuns.at(otherRunKey);
+			done = here !== undefined ? Promise.resolve(here) : (redis?.finishedAt(digest(otherRunKey)) ?? Promise.resolve(undefined));
 			finished.set(stored.run, done);
 		}
-		if (!(await done)) return earlier;
+		const finishedAt = await done;
+		if (finishedAt === undefined) return earlier;
 		// A finished run is re-run by a retry only when the execution failed after the node succeeded
-		// (progress not saved): recent entries hold; an old run's (yesterday's reminder) do not.
-		return stored.at !== undefined && Date.now() - stored.at <= SEND_LEDGER.finishedRunRetryWindowMs ? earlier : undefined;
+		// (progress not saved): a run that finished recently holds; an old run's (yesterday's reminder)
+		// does not. Counted from when the run finished, not when the entry was written: a Send and Wait
+		// may finish hours after it posted. A finish time not kept (older versions): the entry's time.
+		const since = finishedAt || stored.at;
+		return since !== undefined && Date.now() - since <= SEND_LEDGER.finishedRunRetryWindowMs ? earlier : undefined;
 	};
 
 	return {
@@ -179,7 +184,7 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 					found[i] = stored && (!notPosted || (stored.at ?? 0) > notPosted.at) ? stored : undefined;
 				});
 			}
-			const finished = new Map<string, Promise<boolean>>();
+			const finished = new Map<string, Promise<number | undefined>>();
 			return await Promise.all(found.map(async (stored) => await applies(stored, finished)));
 		},
 		async begin(identities) {
@@ -217,9 +222,10 @@ export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: ID
 			// A retry's own run stays open: clicking Retry on the same failed execution again must
 			// find what the first retry sent. A run whose outcomes Redis did not take stays open too.
 			if (isRetry || unrecorded) return;
-			finishedRuns.add(runKey);
+			const at = Date.now();
+			finishedRuns.add(runKey, at);
 			runFinished(runKey);
-			await redis?.markFinished(digest(runKey)).catch(() => undefined);
+			await redis?.markFinished(digest(runKey), at).catch(() => undefined);
 		},
 	};
 }

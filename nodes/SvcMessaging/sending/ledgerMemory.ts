@@ -1,4 +1,4 @@
-import { SEND_LEDGER } from '../transport/service';
+import { SEND_LEDGER } from './ledgerBounds';
 
 /**
  * The in-process part of the send ledger, bounded by estimated bytes (SEND_LEDGER.maxMemoryBytes)
@@ -179,18 +179,23 @@ export function clearHeldEntries(): void {
 	nothingEvictableUntil = 0;
 }
 
-/** A bounded set of run keys, oldest first out. */
+/** A bounded set of run keys, oldest first out, each with a time (epoch ms; 0 when none is kept). */
 export class RunSet {
-	private readonly runs = new Set<string>();
+	private readonly runs = new Map<string, number>();
 
 	has(runKey: string): boolean {
 		return this.runs.has(runKey);
 	}
 
-	add(runKey: string): void {
-		this.runs.add(runKey);
+	/** When the run was added, or undefined. */
+	at(runKey: string): number | undefined {
+		return this.runs.get(runKey);
+	}
+
+	add(runKey: string, at = 0): void {
+		this.runs.set(runKey, at);
 		if (this.runs.size > SEND_LEDGER.maxRuns) {
-			const oldest = this.runs.values().next().value;
+			const oldest = this.runs.keys().next().value;
 			if (oldest !== undefined) this.runs.delete(oldest);
 		}
 	}

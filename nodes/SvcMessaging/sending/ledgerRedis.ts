@@ -1,7 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { redisAddress, redisClient, RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
-import { SEND_LEDGER } from '../transport/service';
+import { SEND_LEDGER } from './ledgerBounds';
 
 /**
  * The send ledger's part in the credential's shared Redis: entries under `<prefix>:sent:<digest>`,
@@ -13,8 +13,12 @@ export interface RedisLedgerStore {
 	get(digests: string[]): Promise<Array<string | undefined>>;
 	set(entries: Array<[digest: string, json: string]>): Promise<void>;
 	remove(digests: string[]): Promise<void>;
-	isFinished(digest: string): Promise<boolean>;
-	markFinished(digest: string): Promise<void>;
+	/**
+	 * When the run finished (epoch ms), 0 when it finished at a time not kept (a mark of an older
+	 * version), undefined when it did not finish.
+	 */
+	finishedAt(digest: string): Promise<number | undefined>;
+	markFinished(digest: string, at: number): Promise<void>;
 }
 
 export async function redisLedgerStore(config: SharedLimitConfig): Promise<RedisLedgerStore> {
@@ -66,11 +70,15 @@ export async function redisLedgerStore(config: SharedLimitConfig): Promise<Redis
 		async remove(digests) {
 			for (const batch of batches(digests)) await tried(async () => await client.del(...batch.map(entryKey)));
 		},
-		async isFinished(digest) {
-			return (await tried(async () => await client.exists(finishedKey(digest)))) === 1;
+		async finishedAt(digest) {
+			const value = await tried(async () => await client.get(finishedKey(digest)));
+			if (value === null) return undefined;
+			const at = Number(value);
+			// Older versions wrote '1': finished, at a time not kept.
+			return Number.isFinite(at) && at > 1 ? at : 0;
 		},
-		async markFinished(digest) {
-			await tried(async () => await client.set(finishedKey(digest), '1', 'PX', SEND_LEDGER.redisTtlMs));
+		async markFinished(digest, at) {
+			await tried(async () => await client.set(finishedKey(digest), String(at), 'PX', SEND_LEDGER.redisTtlMs));
 		},
 	};
 }

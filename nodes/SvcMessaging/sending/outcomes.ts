@@ -4,9 +4,27 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { sendSummary, sharedErrorMessage } from '../rules/errorText';
 import { errorCodeOf, INVALID_INPUT, SEVERAL_ERRORS, withErrorCode, wrapError } from '../transport/errors';
 
+/**
+ * What became of one item (or one recipient of Send Bulk): its output json, or its error. The one
+ * shape of success and failure across the executor, the sending layer and the operations.
+ */
+export type Outcome = Accepted | ItemFailure;
+
+export interface Accepted {
+	ok: true;
+	/** the output item's json */
+	json: IDataObject;
+}
+
 export interface ItemFailure {
+	ok: false;
 	itemIndex: number;
 	error: NodeApiError | NodeOperationError;
+}
+
+/** A prepared item that failed its checks (prepared requests have a body; a failure has none). */
+export function isFailure(prepared: unknown): prepared is ItemFailure {
+	return typeof prepared === 'object' && prepared !== null && 'error' in prepared && 'itemIndex' in prepared && !('body' in prepared);
 }
 
 /**
@@ -41,7 +59,7 @@ export function finishSend(
 }
 
 export function failureOf(ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemFailure {
-	return { itemIndex, error: wrapError(ctx, error, itemIndex) };
+	return { ok: false, itemIndex, error: wrapError(ctx, error, itemIndex) };
 }
 
 export function outputFailure(ctx: IExecuteFunctions, failure: ItemFailure, extra: IDataObject = {}): INodeExecutionData {

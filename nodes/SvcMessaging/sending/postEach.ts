@@ -2,60 +2,65 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { getServiceCredentials, planLimits, type SvcContext } from '../transport/credentials';
 import { messageIdentities } from './ledger';
-import { failureOf, finishSend, outputFailure, type ItemFailure } from './outcomes';
-import { sendOnce, type SendUnit, type Settle, type UnitOutcome } from './round';
-import { postInWindow, sendWindow } from './window';
+import { failureOf, finishSend, isFailure, outputFailure, type ItemFailure } from './outcomes';
+import { sendOnce, type Posted, type SendUnit } from './round';
+import { sendWindow } from './window';
 
-/** One item's request, built and checked before anything is sent. */
+/** One item's request, built and checked before anything is sent (its identity in the send ledger). */
 export interface PreparedPost {
 	body: IDataObject;
-	/** what identifies the message in the send ledger, when not the whole body */
-	ledgerBody?: IDataObject;
-	/** the output item's json from the service's `data` */
-	output: (data: IDataObject) => IDataObject;
-	/** fields that identify the item in a rejected output item */
-	identity: IDataObject;
 }
 
-export type PreparedOrFailed = PreparedPost | ItemFailure;
-
-export interface PostEachOptions {
+export interface PostEachOptions<P extends PreparedPost> {
 	/** the endpoint's function in api/ */
 	post: (ctx: SvcContext, body: IDataObject, itemIndex: number) => Promise<IDataObject>;
+	/**
+	 * An accepted item's output json, from its prepared request and the service's `data`. A function
+	 * of the operation, called here as each answer arrives, and not built by the operation from the
+	 * returned outcomes: the send ledger keeps this very output (what a Retry reports again, as the
+	 * user saw it), written the moment the service answers, before the run ends or crashes.
+	 */
+	accepted: (prepared: P, data: IDataObject) => IDataObject;
+	/** fields that identify an item in its rejected output item (`prepared` undefined: it failed its checks) */
+	identify: (prepared: P | undefined, itemIndex: number) => IDataObject;
+	/** sent with every body, but not part of a message's identity in the send ledger (Send and Wait's report URL) */
+	extraBody?: IDataObject;
 	/** what one item is, in the error that lists the items not accepted */
 	noun: string;
-	/** fields that identify an item that failed its checks, in its rejected output item */
-	identityOfInvalid: (itemIndex: number) => IDataObject;
 	/** "Check Balance Before Sending": the estimate */
 	creditsNeeded?: number;
 	/** see RoundOptions.finishesLater */
 	finishesLater?: boolean;
 }
 
-interface ItemUnit extends SendUnit {
-	prepared: PreparedPost;
+interface ItemUnit<P> extends SendUnit {
+	prepared: P;
 }
 
 /**
  * One POST per prepared item (SMS Send, Send and Wait, Chat Message → Send, Template → Create),
  * through the send-once round. Every input item ends as one output item, in input order.
  */
-export async function postEach(ctx: IExecuteFunctions, prepared: PreparedOrFailed[], options: PostEachOptions): Promise<INodeExecutionData[]> {
-	const identities = messageIdentities(prepared.map((p) => ('error' in p ? '' : JSON.stringify(p.ledgerBody ?? p.body))));
-	const units: ItemUnit[] = [];
+export async function postEach<P extends PreparedPost>(
+	ctx: IExecuteFunctions,
+	prepared: Array<P | ItemFailure>,
+	options: PostEachOptions<P>,
+): Promise<INodeExecutionData[]> {
+	const identities = messageIdentities(prepared.map((p) => (isFailure(p) ? '' : JSON.stringify(p.body))));
+	const units: Array<ItemUnit<P>> = [];
 	prepared.forEach((p, i) => {
-		if (!('error' in p)) units.push({ itemIndex: i, identity: identities[i], prepared: p });
+		if (!isFailure(p)) units.push({ itemIndex: i, identity: identities[i], prepared: p });
 	});
-	const window = sendWindow(planLimits(await getServiceCredentials.call(ctx, 'apiKey')));
-	const postOne = async (unit: ItemUnit, settle: Settle<ItemUnit>) => {
-		let outcome: UnitOutcome;
+	const extra = options.extraBody && Object.keys(options.extraBody).length > 0 ? options.extraBody : undefined;
+	const postOne = async (unit: ItemUnit<P>): Promise<Posted<ItemUnit<P>>> => {
+		const { body } = unit.prepared;
 		try {
-			const data = await options.post(ctx, unit.prepared.body, unit.itemIndex);
-			outcome = { ok: true, json: unit.prepared.output(data ?? {}) };
+			// No copy per item unless something is added.
+			const data = await options.post(ctx, extra ? { ...body, ...extra } : body, unit.itemIndex);
+			return [[unit, { ok: true, json: options.accepted(unit.prepared, data ?? {}) }]];
 		} catch (error) {
-			outcome = { ok: false, failure: failureOf(ctx, error, unit.itemIndex) };
+			return [[unit, failureOf(ctx, error, unit.itemIndex)]];
 		}
-		await settle([[unit, outcome]]);
 	};
 	return await sendOnce(
 		ctx,
@@ -66,7 +71,10 @@ export async function postEach(ctx: IExecuteFunctions, prepared: PreparedOrFaile
 			finishesLater: options.finishesLater,
 			resendUnknown: ctx.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean,
 			// A bounded window of requests at a time (sending/window.ts), never the whole list.
-			post: async (pending, settle) => await postInWindow(pending, window, postOne, (unit) => [unit], settle),
+			window: sendWindow(planLimits(await getServiceCredentials.call(ctx, 'apiKey'))),
+			postsOf: (pending) => pending,
+			unitsOf: (unit) => [unit],
+			post: postOne,
 		},
 		(outcomes) => {
 			// `outcomes` follows `units`, which follow `prepared` without its failed items.
@@ -74,17 +82,17 @@ export async function postEach(ctx: IExecuteFunctions, prepared: PreparedOrFaile
 			const failures: ItemFailure[] = [];
 			let accepted = 0;
 			const output = prepared.map((p, i): INodeExecutionData => {
-				if ('error' in p) {
+				if (isFailure(p)) {
 					failures.push(p);
-					return outputFailure(ctx, p, options.identityOfInvalid(i));
+					return outputFailure(ctx, p, options.identify(undefined, i));
 				}
 				const outcome = outcomes[n++];
 				if (outcome.ok) {
 					accepted++;
 					return { json: outcome.json, pairedItem: { item: i } };
 				}
-				failures.push(outcome.failure);
-				return outputFailure(ctx, outcome.failure, p.identity);
+				failures.push(outcome);
+				return outputFailure(ctx, outcome, options.identify(p, i));
 			});
 			return finishSend(ctx, output, failures, accepted, options.noun);
 		},

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, NodeApiError } from 'n8n-workflow';
+import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { reserveAgentMessages } from '../aiTool/agentCap';
@@ -7,8 +7,9 @@ import { RedisUnavailable } from '../transport/redis';
 import { connectKeyLimiter } from '../transport/request';
 import { assertBalance } from './balance';
 import { openSendLedger, type EarlierEntry, type LedgerEntry } from './ledger';
-import type { ItemFailure } from './outcomes';
+import type { ItemFailure, Outcome } from './outcomes';
 import { ledgerError, openLedger, unknownOutcome, unknownOutcomeError } from './recovery';
+import { postInWindow, redisLost } from './window';
 
 /** One message (or campaign) of a send, under its identity in the send ledger. */
 export interface SendUnit {
@@ -18,12 +19,13 @@ export interface SendUnit {
 	outcome?: UnitOutcome;
 }
 
-export type UnitOutcome = { ok: true; json: IDataObject } | { ok: false; failure: ItemFailure };
+/** (sending/outcomes.ts's Outcome, under the round's name) */
+export type UnitOutcome = Outcome;
 
-/** Records what the service answered for these units, as soon as it answered. */
-export type Settle<U> = (results: Array<[unit: U, outcome: UnitOutcome]>) => Promise<void>;
+/** What the service answered for each unit of one post (one message, or a Send Bulk call's recipients). */
+export type Posted<U> = Array<[unit: U, outcome: UnitOutcome]>;
 
-export interface RoundOptions<U extends SendUnit> {
+export interface RoundOptions<U extends SendUnit, W> {
 	/**
 	 * `apiKey`: the API key's ledger (in Redis too when the limit is shared), the key's limiter and
 	 * the agents' message cap. `account`: campaigns, whose ledger stays in this process.
@@ -42,8 +44,15 @@ export interface RoundOptions<U extends SendUnit> {
 	 * the operation calls finishRun when it is.
 	 */
 	finishesLater?: boolean;
-	/** posts the pending units (each once) and settles each as its answer arrives */
-	post: (pending: U[], settle: Settle<U>) => Promise<void>;
+	/** how many posts are under way at once (sending/window.ts) */
+	window: number;
+	/** the pending units as posts: one each, or Send Bulk's calls of many */
+	postsOf: (pending: U[]) => W[];
+	unitsOf: (post: W) => U[];
+	/** posts once and answers each unit's outcome (a failure is an outcome, not a throw) */
+	post: (post: W) => Promise<Posted<U>>;
+	/** the first failure stops the send and fails the node (campaigns without Continue On Fail) */
+	stopOnFailure?: boolean;
 }
 
 /** What the operation makes of the outcomes; it throws when the run fails (see finishSend). */
@@ -52,17 +61,18 @@ export type Conclude<T> = (outcomes: UnitOutcome[]) => T;
 /**
  * The send-once round, the only place that decides whether a message goes out:
  * balance (when asked) → ledger look-up → skip what an earlier try sent, refuse what it may have
- * sent → the agents' message cap → post → record each outcome as it arrives.
+ * sent → the agents' message cap → per post: "under way" in the ledger, post, record its outcomes.
  *
  * A unit accepted before is reported again (`alreadySent: true`); one whose earlier outcome is
  * unknown (timeout, dropped connection, 5xx) is refused unless `resendUnknown`. `conclude` gets
- * each unit's outcome in the order of `units`; only when it returns (the run did not fail) is the
- * run marked finished in the ledger, so that an execution retry of a failed run finds its sends.
+ * each unit's outcome in the order of `units` (the operation shapes its outputs from them; it is a
+ * function rather than a return value because the run is marked finished in the ledger only when
+ * it returns: a run that fails must stay open, so that an execution retry finds its sends).
  */
-export async function sendOnce<U extends SendUnit, T>(
+export async function sendOnce<U extends SendUnit, W, T>(
 	ctx: IExecuteFunctions,
 	units: U[],
-	options: RoundOptions<U>,
+	options: RoundOptions<U, W>,
 	conclude: Conclude<T>,
 ): Promise<T> {
 	if (options.creditsNeeded !== undefined) await assertBalance(ctx, options.creditsNeeded);
@@ -73,7 +83,7 @@ export async function sendOnce<U extends SendUnit, T>(
 	// Redis (the shared ledger) failed: these units fail unsent with its error.
 	const failUnsent = (failed: U[], error: unknown) => {
 		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(ctx.getNode(), error as Error);
-		for (const unit of failed) unit.outcome = { ok: false, failure: { itemIndex: unit.itemIndex, error: ledgerError(ctx, error, unit.itemIndex) } };
+		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(ctx, error, unit.itemIndex) };
 	};
 	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
 	let pending = units;
@@ -91,7 +101,7 @@ export async function sendOnce<U extends SendUnit, T>(
 				unit.outcome = { ok: true, json };
 			} else if (earlier?.outcome === 'unknown' && !options.resendUnknown) {
 				const error = options.refuseUnknown?.(earlier, unit) ?? unknownOutcomeError(ctx, earlier, unit.itemIndex);
-				unit.outcome = { ok: false, failure: { itemIndex: unit.itemIndex, error } };
+				unit.outcome = { ok: false, itemIndex: unit.itemIndex, error };
 			} else {
 				pending.push(unit);
 			}
@@ -99,30 +109,48 @@ export async function sendOnce<U extends SendUnit, T>(
 	}
 	// As an AI tool: what this call sends counts against the execution's message cap (or is refused).
 	const cap = apiKey ? await reserveAgentMessages(ctx, pending.length) : undefined;
-	// Written before anything is posted: should the answers then not reach Redis, a retry finds these
-	// messages "under way" and refuses them as unknown outcome instead of sending them again.
-	const begun = await ledger.begin(pending.map((unit) => unit.identity)).then(
-		() => true,
-		(error: unknown) => {
-			failUnsent(pending, error);
-			cap?.release(pending.length);
-			return false;
-		},
-	);
-	if (begun) {
-		await options.post(pending, async (results) => {
-			const entries: Array<[string, LedgerEntry | undefined]> = [];
-			for (const [unit, outcome] of results) {
-				unit.outcome = outcome;
-				if (outcome.ok) entries.push([unit.identity, { outcome: 'accepted', json: outcome.json }]);
-				else if (mayHaveBeenProcessed(outcome.failure.error)) entries.push([unit.identity, unknownOutcome(outcome.failure)]);
-				else {
-					entries.push([unit.identity, undefined]);
-					cap?.release();
-				}
+	const record = async (posted: Posted<U>) => {
+		const entries: Array<[string, LedgerEntry | undefined]> = [];
+		for (const [unit, outcome] of posted) {
+			unit.outcome = outcome;
+			if (outcome.ok) entries.push([unit.identity, { outcome: 'accepted', json: outcome.json }]);
+			else if (mayHaveBeenProcessed(outcome.error)) entries.push([unit.identity, unknownOutcome(outcome)]);
+			else {
+				entries.push([unit.identity, undefined]);
+				cap?.release();
 			}
-			await ledger.record(entries);
-		});
+		}
+		await ledger.record(entries);
+	};
+	const step = async (post: W): Promise<ItemFailure | undefined> => {
+		const postUnits = options.unitsOf(post);
+		// Written just before this post (not for the whole list up front): should its answers then
+		// not reach Redis, a retry finds these messages "under way" and refuses them as unknown
+		// outcome instead of sending them again; messages never started are never marked.
+		try {
+			await ledger.begin(postUnits.map((unit) => unit.identity));
+		} catch (error) {
+			failUnsent(postUnits, error);
+			cap?.release(postUnits.length);
+			return postUnits[0].outcome?.ok === false ? postUnits[0].outcome : undefined;
+		}
+		const posted = await options.post(post);
+		await record(posted);
+		const failed = posted.find(([, outcome]) => !outcome.ok)?.[1];
+		if (failed && !failed.ok && options.stopOnFailure) throw failed.error;
+		for (const [, outcome] of posted) {
+			const lost = redisLost(outcome);
+			if (lost) return lost;
+		}
+		return undefined;
+	};
+	const { notStarted, lost } = await postInWindow(options.postsOf(pending), options.window, step);
+	// After a Redis loss nothing more is posted: what was not started fails together, unsent (never
+	// marked under way, so nothing to record).
+	for (const post of notStarted) {
+		const rest = options.unitsOf(post);
+		for (const unit of rest) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: lost!.error };
+		cap?.release(rest.length);
 	}
 	const result = conclude(units.map((unit) => unit.outcome!));
 	if (!options.finishesLater) await ledger.finish();

@@ -1,7 +1,7 @@
 import type { PlanLimits } from '../transport/service';
 import { errorCodeOf, REDIS_UNAVAILABLE } from '../transport/errors';
 import type { ItemFailure } from './outcomes';
-import type { SendUnit, Settle, UnitOutcome } from './round';
+import type { UnitOutcome } from './round';
 
 /**
  * How much of the plan's rate one send keeps waiting in (or passing through) the key's limiter:
@@ -33,34 +33,30 @@ export async function inWindow<T>(count: number, window: number, task: (index: n
 }
 
 /**
- * Posts `work` (single messages, or Send Bulk's calls) with at most `window` under way at once:
- * the next is started as one settles, so promises and limiter jobs do not grow with the list.
- *
- * When the shared Redis is lost (an outcome coded REDIS_UNAVAILABLE: the limiter failed its
- * waiting requests unsent), nothing more is posted: every unit not yet started fails unsent with
- * that error, together, in one settle (one ledger write). Posting on would make each later request
- * connect to Redis anew, one after another.
+ * Runs `step` over `work` (single messages, or Send Bulk's calls) with at most `window` under way
+ * at once: the next is started as one settles, so promises and limiter jobs do not grow with the
+ * list. A step answers the failure that stops the send, if any: the shared Redis lost (the limiter
+ * failed its waiting requests unsent), when posting on would make each later request connect to
+ * Redis anew, one after another. Answers the work not started (to fail together, unsent) and why.
  */
-export async function postInWindow<W, U extends SendUnit>(
+export async function postInWindow<W>(
 	work: W[],
 	window: number,
-	post: (w: W, settle: Settle<U>) => Promise<void>,
-	unitsOf: (w: W) => U[],
-	settle: Settle<U>,
-): Promise<void> {
+	step: (w: W) => Promise<ItemFailure | undefined>,
+): Promise<{ notStarted: W[]; lost?: ItemFailure }> {
 	let next = 0;
 	let lost: ItemFailure | undefined;
-	const watched: Settle<U> = async (results) => {
-		for (const [, outcome] of results) if (!outcome.ok && errorCodeOf(outcome.failure.error) === REDIS_UNAVAILABLE) lost ??= outcome.failure;
-		await settle(results);
-	};
 	const worker = async () => {
-		while (next < work.length && !lost) await post(work[next++], watched);
+		while (next < work.length && !lost) {
+			const stopped = await step(work[next++]);
+			lost ??= stopped;
+		}
 	};
 	await Promise.all(Array.from({ length: Math.min(window, work.length) }, worker));
-	if (!lost || next >= work.length) return;
-	const error = lost.error;
-	const unsent: Array<[U, UnitOutcome]> = [];
-	for (const w of work.slice(next)) for (const unit of unitsOf(w)) unsent.push([unit, { ok: false, failure: { itemIndex: unit.itemIndex, error } }]);
-	await settle(unsent);
+	return { notStarted: lost ? work.slice(next) : [], lost };
+}
+
+/** The failure of a unit that stops a send: the shared Redis lost. */
+export function redisLost(outcome: UnitOutcome): ItemFailure | undefined {
+	return !outcome.ok && errorCodeOf(outcome.error) === REDIS_UNAVAILABLE ? outcome : undefined;
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { digest, redisClient, type SharedLimitConfig } from '../transport/redis';
-import { TRIGGER_LIMITS } from '../transport/service';
+import { TRIGGER_LIMITS } from './limits';
 import type { DeliveryReport } from './payload';
 
 /**

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { TRIGGER_LIMITS } from '../transport/service';
+import { TRIGGER_LIMITS } from './limits';
 import type { DeliveryReport } from './payload';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { TRIGGER_LIMITS } from '../transport/service';
+import { TRIGGER_LIMITS } from './limits';
 import { DELIVERY_EVENTS, isDeliveryEvent } from './events';
 
 /**

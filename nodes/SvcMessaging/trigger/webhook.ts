@@ -1,6 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { SERVICE, TRIGGER_LIMITS } from '../transport/service';
+import { SERVICE } from '../transport/service';
+import { TRIGGER_LIMITS } from './limits';
 import type { DeliveryEvent } from './events';
 import { sharedLimitOf } from '../transport/redis';
 import { claimReport, hasSeen, isFromTheFuture, isStale, remember } from './ledger';

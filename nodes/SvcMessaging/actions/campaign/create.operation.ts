@@ -148,9 +148,9 @@ export async function send(
 	const campaigns = prepared.map((p, i) => (p === null || 'error' in p ? p : { itemIndex: i, prepared: p }));
 	const outcomes = await createCampaigns(this, campaigns.filter((c): c is CampaignToCreate => c !== null && !('error' in c)));
 	return campaigns.map((c, i): INodeExecutionData => {
-		const outcome = c === null ? undefined : 'error' in c ? { ok: false as const, failure: c } : outcomes.get(c);
+		const outcome = c === null ? undefined : 'error' in c ? c : outcomes.get(c);
 		if (outcome?.ok) return { json: outcome.json, pairedItem: { item: i } };
-		const error = outcome?.failure.error;
+		const error = outcome?.error;
 		return { json: { error: error?.message, description: error?.description ?? undefined }, pairedItem: { item: i } };
 	});
 }
@@ -161,7 +161,7 @@ async function createFromAllItems(ctx: IExecuteFunctions, items: INodeExecutionD
 	try {
 		const campaign = { itemIndex: 0, prepared: prepareCampaign(ctx, 0, numbersOfAllItems(ctx, items)) };
 		const outcome = (await createCampaigns(ctx, [campaign])).get(campaign)!;
-		if (!outcome.ok) throw outcome.failure.error;
+		if (!outcome.ok) throw outcome.error;
 		return [{ json: outcome.json, pairedItem }];
 	} catch (error) {
 		const wrapped = wrapError(ctx, error, 0);

@@ -3,7 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { createCampaign as postCampaign, deleteCampaign, updateCampaign } from '../../api/campaigns';
 import { messageIdentities } from '../../sending/ledger';
-import { sendOnce, type UnitOutcome } from '../../sending/round';
+import { sendOnce, type Posted, type UnitOutcome } from '../../sending/round';
 import { UNKNOWN_OUTCOME, withErrorCode, wrapError } from '../../transport/errors';
 import { checkCampaignBalance, messagePreview } from './campaignCredits';
 import type { PreparedCampaign } from './createBody';
@@ -55,13 +55,15 @@ export interface CampaignToCreate {
 	prepared: PreparedCampaign;
 }
 
+type CampaignUnit = CampaignToCreate & { identity: string };
+
 /**
  * Creates the campaigns one after another through the send-once round: a retried node run returns
  * the campaign it already created for the same item and payload. Without Continue On Fail the first
  * failure stops the rest (nothing after it is created) and fails the node.
  */
 export async function createCampaigns(ctx: IExecuteFunctions, campaigns: CampaignToCreate[]): Promise<Map<CampaignToCreate, UnitOutcome>> {
-	const units = campaigns.map((c) => ({ ...c, identity: messageIdentities([`${c.itemIndex}\u0000${JSON.stringify(c.prepared.body)}`])[0] }));
+	const units: CampaignUnit[] = campaigns.map((c) => ({ ...c, identity: messageIdentities([`${c.itemIndex}\u0000${JSON.stringify(c.prepared.body)}`])[0] }));
 	return await sendOnce(
 		ctx,
 		units,
@@ -74,24 +76,24 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 					new NodeOperationError(ctx.getNode(), earlier.message, { itemIndex: unit.itemIndex, description: earlier.description }),
 					UNKNOWN_OUTCOME,
 				),
-			post: async (pending, settle) => {
-				for (const unit of pending) {
-					const { itemIndex: i, prepared: p } = unit;
-					let outcome: UnitOutcome;
-					try {
-						const campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await postCampaign(ctx, p.body, i);
-						outcome = { ok: true, json: { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients) } };
-					} catch (error) {
-						outcome = { ok: false, failure: { itemIndex: i, error: wrapError(ctx, error, i) } };
-					}
-					await settle([[unit, outcome]]);
-					if (!outcome.ok && !ctx.continueOnFail()) throw outcome.failure.error;
+			// One after another; without Continue On Fail the first failure stops the rest.
+			window: 1,
+			stopOnFailure: !ctx.continueOnFail(),
+			postsOf: (pending) => pending,
+			unitsOf: (unit) => [unit],
+			post: async (unit): Promise<Posted<CampaignUnit>> => {
+				const { itemIndex: i, prepared: p } = unit;
+				try {
+					const campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await postCampaign(ctx, p.body, i);
+					return [[unit, { ok: true, json: { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients) } }]];
+				} catch (error) {
+					return [[unit, { ok: false, itemIndex: i, error: wrapError(ctx, error, i) }]];
 				}
 			},
 		},
 		(outcomes) => {
 			const first = outcomes.find((o) => !o.ok);
-			if (first && !first.ok && !ctx.continueOnFail()) throw first.failure.error;
+			if (first && !first.ok && !ctx.continueOnFail()) throw first.error;
 			return new Map(units.map((unit, n) => [campaigns[n], outcomes[n]]));
 		},
 	);

@@ -42,7 +42,7 @@ async function mediaMessage(ctx: IExecuteFunctions, cache: SendCache, i: number,
 	return media;
 }
 
-/** Item `i`'s chat message, checked for its message type, with the output shown once it is accepted. */
+/** Item `i`'s chat message, checked for its message type. */
 export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCache, i: number): Promise<PreparedPost> {
 	const node = ctx.getNode();
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
@@ -61,15 +61,16 @@ export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCach
 	} else {
 		body.template = await templateMessage(ctx, cache.templates, i);
 	}
+	return { body };
+}
+
+/** An accepted chat message's output: the service's answer with what was sent. */
+export function acceptedChatMessage({ body }: PreparedPost, data: IDataObject): IDataObject {
 	return {
-		body,
-		identity: { phoneNumber, type },
-		output: (data) => ({
-			accepted: true,
-			...data,
-			type,
-			recipientType,
-			...(type === 'template' ? { templateName: (body.template as IDataObject).name } : {}),
-		}),
+		accepted: true,
+		...data,
+		type: body.type,
+		recipientType: body.recipientType,
+		...(body.type === 'template' ? { templateName: (body.template as IDataObject).name } : {}),
 	};
 }

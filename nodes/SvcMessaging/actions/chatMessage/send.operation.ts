@@ -3,12 +3,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { sendChatMessage } from '../../api/chat';
 import { CHAT_TEXT_LIMITS } from '../../rules/chatMedia';
-import { postEach, type PreparedOrFailed, type PreparedPost } from '../../sending/postEach';
+import type { ItemFailure } from '../../sending/outcomes';
+import { postEach, type PreparedPost } from '../../sending/postEach';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
 import { defaultCountryOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
 import { changedInV2 } from '../versions';
-import { MEDIA_TYPES, newSendCache, prepareChatMessage } from './messageBody';
+import { acceptedChatMessage, MEDIA_TYPES, newSendCache, prepareChatMessage } from './messageBody';
 
 const MESSAGE_TYPE_OPTIONS_V2 = [
 	{ name: 'Document', value: 'document', description: 'PDF, DOC(X), XLS(X) or PPT(X), up to 100 MB' },
@@ -193,18 +194,13 @@ export function preparer(this: IExecuteFunctions): (i: number) => Promise<Prepar
 	return async (i) => await prepareChatMessage(this, cache, i);
 }
 
-export async function send(this: IExecuteFunctions, prepared: PreparedOrFailed[]): Promise<INodeExecutionData[]> {
-	if (isSandboxKey(await getServiceCredentials.call(this, 'apiKey'))) {
-		for (const p of prepared) {
-			if ('output' in p) {
-				const output = p.output;
-				p.output = (data) => ({ ...output(data), sandbox: true });
-			}
-		}
-	}
+export async function send(this: IExecuteFunctions, prepared: Array<PreparedPost | ItemFailure>): Promise<INodeExecutionData[]> {
+	const sandbox = isSandboxKey(await getServiceCredentials.call(this, 'apiKey'));
 	return await postEach(this, prepared, {
 		post: sendChatMessage,
 		noun: 'chat message',
-		identityOfInvalid: (i) => ({ phoneNumber: this.getNodeParameter('phoneNumber', i, '') }),
+		accepted: (message, data) => (sandbox ? { ...acceptedChatMessage(message, data), sandbox: true } : acceptedChatMessage(message, data)),
+		identify: (message, i) =>
+			message ? { phoneNumber: message.body.phoneNumber, type: message.body.type } : { phoneNumber: this.getNodeParameter('phoneNumber', i, '') },
 	});
 }

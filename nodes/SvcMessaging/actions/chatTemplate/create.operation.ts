@@ -7,7 +7,8 @@ import { parseItem } from '../../rules/fields';
 import { newTemplateName } from '../../rules/templateMessage';
 import { checkTemplate } from '../../rules/templateRules';
 import { checkLanguageCode, TEMPLATE_CATEGORIES, TEMPLATE_LIMITS } from '../../rules/templateText';
-import { postEach, type PreparedOrFailed, type PreparedPost } from '../../sending/postEach';
+import type { ItemFailure } from '../../sending/outcomes';
+import { postEach, type PreparedPost } from '../../sending/postEach';
 import { componentsFromForm, componentsFromJson } from './components';
 import { languageDescription } from './descriptions';
 
@@ -186,7 +187,7 @@ function templateRequest(ctx: IExecuteFunctions, i: number): PreparedPost {
 	const components = source === 'json' ? componentsFromJson(ctx, i) : componentsFromForm(ctx, i);
 	checkTemplate(node, i, head.name, head.category, components);
 	const body: IDataObject = { name: head.name, category: head.category, language, components: components as IDataObject[] };
-	return { body, identity: { name: head.name }, output: (data) => ({ ...data }) };
+	return { body };
 }
 
 /** The run's reader of one item's template, checked against every structure rule; nothing is sent. */
@@ -194,10 +195,11 @@ export function preparer(this: IExecuteFunctions): (i: number) => PreparedPost {
 	return (i) => templateRequest(this, i);
 }
 
-export async function send(this: IExecuteFunctions, prepared: PreparedOrFailed[]): Promise<INodeExecutionData[]> {
+export async function send(this: IExecuteFunctions, prepared: Array<PreparedPost | ItemFailure>): Promise<INodeExecutionData[]> {
 	return await postEach(this, prepared, {
 		post: createTemplate,
 		noun: 'template',
-		identityOfInvalid: (i) => ({ name: this.getNodeParameter('templateName', i, '') }),
+		accepted: (_template, data) => ({ ...data }),
+		identify: (template, i) => ({ name: template ? template.body.name : this.getNodeParameter('templateName', i, '') }),
 	});
 }

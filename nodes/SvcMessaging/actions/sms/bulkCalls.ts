@@ -3,9 +3,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { sendSms } from '../../api/sms';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
-import type { Settle, UnitOutcome } from '../../sending/round';
+import type { Posted, UnitOutcome } from '../../sending/round';
 import { requestWindow } from '../../transport/requestWindow';
-import { BULK_RECIPIENTS_IN_FLIGHT, type PlanLimits } from '../../transport/service';
+import type { PlanLimits } from '../../transport/service';
 import type { MessageStats } from '../../rules/segments';
 import { statsWith, variablesOf, type Group, type Recipient } from './bulkRecipients';
 
@@ -45,6 +45,13 @@ export function chunksOf(pending: Recipient[], perCall: number): Chunk[] {
 }
 
 /**
+ * Not shown in the spec (a choice of this package): how many recipients one Send Bulk execution
+ * keeps in calls under way at once. Each call's request body and answer stay in memory until it is
+ * answered: two Business calls of 10,000 (Starter's request window, ten calls of 1,000, is smaller).
+ */
+export const BULK_RECIPIENTS_IN_FLIGHT = 20_000;
+
+/**
  * Chunks under way at once: the key's request window (requestWindow), but no more recipients than
  * BULK_RECIPIENTS_IN_FLIGHT (at least one chunk).
  */
@@ -53,10 +60,10 @@ export function bulkCallWindow(limits: PlanLimits): number {
 }
 
 /**
- * Posts one chunk and settles each of its recipients. The body is built here, when the chunk's
+ * Posts one chunk and answers each of its recipients' outcome. The body is built here, when the chunk's
  * turn comes (a bounded number of chunks at a time: bulkCallWindow), not for every chunk at once.
  */
-export async function sendChunk(ctx: IExecuteFunctions, { group, members, start, end }: Chunk, settle: Settle<Recipient>): Promise<void> {
+export async function sendChunk(ctx: IExecuteFunctions, { group, members, start, end }: Chunk): Promise<Posted<Recipient>> {
 	const chunk = members.slice(start, end);
 	// What each recipient's text costs, read with the values the body is built from (they are
 	// released once the post is made).
@@ -76,13 +83,10 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 		const details = (error as { context?: { details?: unknown } }).context?.details;
 		const byIndex = new Map<number, IDataObject>();
 		if (Array.isArray(details)) for (const d of details as IDataObject[]) if (!byIndex.has(d.index as number)) byIndex.set(d.index as number, d);
-		await settle(
-			chunk.map((r, index) => {
-				const detail = byIndex.get(index);
-				return [r, { ok: false, failure: detail ? recipientFailure(ctx, r, detail) : failureOf(ctx, error, r.itemIndex) }];
-			}),
-		);
-		return;
+		return chunk.map((r, index) => {
+			const detail = byIndex.get(index);
+			return [r, detail ? recipientFailure(ctx, r, detail) : failureOf(ctx, error, r.itemIndex)];
+		});
 	} finally {
 		// Sent (or not): the values are in the ledger identity and no longer needed until the send ends.
 		for (const r of chunk) r.variables = undefined;
@@ -91,13 +95,11 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 	for (const e of (data.errors as IDataObject[] | undefined) ?? []) rejected.set(Number(e.index), e);
 	const messages = (data.messages as IDataObject[] | undefined) ?? [];
 	let next = 0;
-	await settle(
-		chunk.map((r, index): [Recipient, UnitOutcome] => {
-			const error = rejected.size ? rejected.get(index) : undefined;
-			if (error) return [r, { ok: false, failure: recipientFailure(ctx, r, error) }];
-			return [r, { ok: true, json: acceptedJson(data.batchId, messages[next++] ?? {}, r.phoneNumber, stats[index], group) }];
-		}),
-	);
+	return chunk.map((r, index): [Recipient, UnitOutcome] => {
+		const error = rejected.size ? rejected.get(index) : undefined;
+		if (error) return [r, recipientFailure(ctx, r, error)];
+		return [r, { ok: true, json: acceptedJson(data.batchId, messages[next++] ?? {}, r.phoneNumber, stats[index], group) }];
+	});
 }
 
 /**

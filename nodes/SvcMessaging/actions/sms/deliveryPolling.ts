@@ -4,7 +4,7 @@ import { sleep } from 'n8n-workflow';
 import { getMessage } from '../../api/sms';
 import { inWindow, sendWindow } from '../../sending/window';
 import { getServiceCredentials, planLimits } from '../../transport/credentials';
-import { DELIVERY_WAIT } from '../../transport/service';
+import { DELIVERY_WAIT } from './deliveryWait';
 import { afterFailedLookup, isWaiting, waitInfoOf, withStatus } from './deliveryOutcome';
 
 /**

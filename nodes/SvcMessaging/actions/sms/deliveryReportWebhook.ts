@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteData, INodeExecutionData, IWebhookFunctions, 
 import { timingSafeEqual } from 'node:crypto';
 
 import { digest, redisClient, sharedLimitOf, type SharedLimitConfig } from '../../transport/redis';
-import { DELIVERY_WAIT, SERVICE } from '../../transport/service';
+import { SERVICE } from '../../transport/service';
+import { DELIVERY_WAIT } from './deliveryWait';
 import { parseDeliveryReport } from '../../trigger/payload';
 import { hasValidSignature } from '../../trigger/signature';
 import { rawBodyOf } from '../../trigger/webhook';

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteData, IExecuteFunctions, INodeExecutionData }
 import { sleep } from 'n8n-workflow';
 import { createHmac, randomBytes } from 'node:crypto';
 
-import { DELIVERY_WAIT } from '../../transport/service';
+import { DELIVERY_WAIT } from './deliveryWait';
 import { splitOutcomes, WAIT_KEY, wakeAtOf, type WaitInfo } from './deliveryOutcome';
 
 /**

@@ -7,8 +7,8 @@ import { checkPhone } from '../../rules/phone';
 import { replaceLookalikes, type Gsm7Replacement } from '../../rules/gsm7';
 import { analyzeMessage, unicodeCostNote, type MessageStats } from '../../rules/segments';
 import { futureTime, SMS_LABELS, smsSchema, smsSchemaAllowingPrivateReportHosts } from '../../rules/smsFields';
-import type { ItemFailure } from '../../sending/outcomes';
-import { postEach, type PreparedOrFailed } from '../../sending/postEach';
+import { isFailure, type ItemFailure } from '../../sending/outcomes';
+import { postEach } from '../../sending/postEach';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import {
 	checkBalanceField,
@@ -154,8 +154,8 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 export interface SendMessagesOptions {
 	/** sent, but not part of the message's identity in the send ledger */
 	extraBody?: IDataObject;
-	/** adds to an accepted message's output when the service accepts it (Send and Wait: the acceptance time) */
-	onAccepted?: (json: IDataObject) => IDataObject;
+	/** the output field that gets the time the service accepted the message (Send and Wait counts its timeout from it) */
+	acceptedAtField?: string;
 	/** Send and Wait: the run is finished when the wait is (sending/round.ts finishRun) */
 	finishesLater?: boolean;
 }
@@ -169,42 +169,36 @@ export interface SendMessagesOptions {
 export async function sendMessages(
 	ctx: IExecuteFunctions,
 	prepared: Array<PreparedSms | ItemFailure>,
-	{ extraBody = {}, onAccepted = (json) => json, finishesLater = false }: SendMessagesOptions = {},
+	{ extraBody, acceptedAtField, finishesLater = false }: SendMessagesOptions = {},
 ): Promise<INodeExecutionData[]> {
 	const sandbox = isSandboxKey(await getServiceCredentials.call(ctx, 'apiKey'));
 	const messages: string[] = [];
 	let replacing = false;
-	const withExtra = Object.keys(extraBody).length > 0;
-	const posts = prepared.map((p): PreparedOrFailed => {
-		if ('error' in p) return p;
-		const { body, stats, replaced } = p;
-		messages.push(body.message as string);
-		replacing ||= replaced !== undefined;
-		return {
-			// No copy per item unless something is added (Send and Wait's report URL).
-			body: withExtra ? { ...body, ...extraBody } : body,
-			ledgerBody: body,
-			identity: { phoneNumber: body.phoneNumber },
-			output: (data) => onAccepted({
-				accepted: true,
-				...data,
-				// What was sent, as sent: a stray character from the editor (e.g. ` }}`) shows here.
-				message: body.message,
-				encoding: stats.encoding,
-				characters: stats.characters,
-				...(replaced ? { replacedCharacters: replaced } : {}),
-				...(body.reference ? { reference: body.reference } : {}),
-				...(body.scheduledAt ? { scheduledAt: body.scheduledAt } : {}),
-				...(sandbox ? { sandbox: true } : {}),
-			}),
-		};
-	});
+	for (const p of prepared) {
+		if (isFailure(p)) continue;
+		messages.push(p.body.message as string);
+		replacing ||= p.replaced !== undefined;
+	}
 	addSendHints(ctx, messages, replacing);
-	return await postEach(ctx, posts, {
+	return await postEach(ctx, prepared, {
 		post: sendSms,
 		noun: 'message',
+		extraBody,
 		finishesLater,
-		identityOfInvalid: (i) => ({ phoneNumber: ctx.getNodeParameter('phoneNumber', i, '') }),
+		accepted: ({ body, stats, replaced }, data) => ({
+			accepted: true,
+			...data,
+			// What was sent, as sent: a stray character from the editor (e.g. ` }}`) shows here.
+			message: body.message,
+			encoding: stats.encoding,
+			characters: stats.characters,
+			...(replaced ? { replacedCharacters: replaced } : {}),
+			...(body.reference ? { reference: body.reference } : {}),
+			...(body.scheduledAt ? { scheduledAt: body.scheduledAt } : {}),
+			...(sandbox ? { sandbox: true } : {}),
+			...(acceptedAtField ? { [acceptedAtField]: new Date().toISOString() } : {}),
+		}),
+		identify: (sms, i) => ({ phoneNumber: sms ? sms.body.phoneNumber : ctx.getNodeParameter('phoneNumber', i, '') }),
 		creditsNeeded: ctx.getNodeParameter('checkBalance', 0, false)
 			? messages.reduce((sum, message) => sum + analyzeMessage(message).credits, 0)
 			: undefined,

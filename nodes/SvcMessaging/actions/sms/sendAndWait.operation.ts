@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { ItemFailure } from '../../sending/outcomes';
 import { finishRun } from '../../sending/round';
 import { getServiceCredentials } from '../../transport/credentials';
-import { DELIVERY_WAIT } from '../../transport/service';
+import { DELIVERY_WAIT } from './deliveryWait';
 import {
 	checkBalanceField,
 	defaultCountryOption,
@@ -133,7 +133,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 	// while it waits (a crash, a timeout, Stop) must leave a retry finding what it sent.
 	const sent = await sendMessages(this, prepared, {
 		extraBody,
-		onAccepted: (json) => ({ ...json, [ACCEPTED_AT]: new Date().toISOString() }),
+		acceptedAtField: ACCEPTED_AT,
 		finishesLater: true,
 	});
 	// Messages a failed run sent report to that run's URL: after a retry, look them up instead.

@@ -6,7 +6,6 @@ import { finishSend, outputFailure, type ItemFailure } from '../../sending/outco
 import { sendOnce } from '../../sending/round';
 import { getServiceCredentials, planLimits } from '../../transport/credentials';
 import { errorCodeOf } from '../../transport/errors';
-import { postInWindow } from '../../sending/window';
 import {
 	checkBalanceField,
 	defaultCountryOption,
@@ -153,11 +152,11 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 			kind: 'apiKey',
 			creditsNeeded: this.getNodeParameter('checkBalance', 0, false) ? creditsOf(recipients) : undefined,
 			resendUnknown: this.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean,
-			post: async (pending, settle) => {
-				const chunks = chunksOf(pending, limits.recipientsPerCall);
-				// Concurrently through the key's shared limiter, a bounded number at a time.
-				await postInWindow(chunks, bulkCallWindow(limits), async (chunk, watched) => await sendChunk(this, chunk, watched), (c) => c.members.slice(c.start, c.end), settle);
-			},
+			// Concurrently through the key's shared limiter, a bounded number of calls at a time.
+			window: bulkCallWindow(limits),
+			postsOf: (pending) => chunksOf(pending, limits.recipientsPerCall),
+			unitsOf: (chunk) => chunk.members.slice(chunk.start, chunk.end),
+			post: async (chunk) => await sendChunk(this, chunk),
 		},
 		(settled) => {
 			const failures: ItemFailure[] = [];
@@ -179,11 +178,11 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 					output.push({ json: outcome.json, pairedItem: { item: recipient.itemIndex } });
 					return;
 				}
-				failures.push(outcome.failure);
+				failures.push(outcome);
 				output.push(
-					outputFailure(this, outcome.failure, {
+					outputFailure(this, outcome, {
 						phoneNumber: recipient.phoneNumber,
-						errorCode: errorCodeOf(outcome.failure.error) ?? 'REJECTED',
+						errorCode: errorCodeOf(outcome.error) ?? 'REJECTED',
 					}),
 				);
 			});
