@@ -2,9 +2,9 @@
  * Shared pieces of the benchmark: the emulator child process and its control surface, the plans,
  * generated input, and the figures computed from the emulator's request log.
  */
-import { spawn, type ChildProcess } from 'child_process';
 import { join } from 'path';
 import { request } from 'undici';
+import { startEmulatorProcess as startEmulator, type EmulatorProcess } from '../test/helpers/emulatorProcess';
 
 export const ROOT = join(__dirname, '..');
 
@@ -32,49 +32,14 @@ export function inputItems(count: number, offset = 0) {
 	}));
 }
 
-export interface Emulator {
-	url: string;
-	process: ChildProcess;
-	stop(): Promise<void>;
-}
+export type Emulator = EmulatorProcess;
 
 /** `npm run emulator` as a child process (its CPU stays out of the node's figures). */
 export async function startEmulatorProcess(): Promise<Emulator> {
 	// Lifecycle durations × 1000: delivery reports would come after the benchmark, so the emulator
 	// spends its CPU on the requests being measured only. Rate limits are not scaled, and counted in
 	// a sliding window: at most the plan's N requests in any 1,000 ms (the strictest reading).
-	const child = spawn(
-		process.execPath,
-		['-r', 'ts-node/register/transpile-only', join(ROOT, 'test/emulator/cli.ts'), '--port', '0', '--time-scale', '1000', '--rate-limit', 'sliding-window'],
-		{ cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' } },
-	);
-	let stderr = '';
-	child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-	const url = await new Promise<string>((resolve, reject) => {
-		let out = '';
-		const onData = (chunk: Buffer) => {
-			out += chunk.toString();
-			const match = /listening on (http:\/\/\S+)/.exec(out);
-			if (match) {
-				child.stdout!.off('data', onData);
-				child.stdout!.resume();
-				resolve(match[1]);
-			}
-		};
-		child.stdout!.on('data', onData);
-		child.once('exit', (code) => reject(new Error(`emulator exited (${code}): ${stderr}`)));
-		setTimeout(() => reject(new Error(`emulator did not start in 60 s: ${stderr}`)), 60_000).unref();
-	});
-	return {
-		url,
-		process: child,
-		stop: async () => {
-			if (child.exitCode !== null) return;
-			const exited = new Promise((resolve) => child.once('exit', resolve));
-			child.kill('SIGTERM');
-			await exited;
-		},
-	};
+	return await startEmulator({ timeScale: 1000, rateLimit: 'sliding-window' });
 }
 
 export async function call(url: string, method: string, path: string, body?: unknown, apiKey?: string) {

@@ -157,7 +157,7 @@ describe('publish.yml', () => {
 describe('.ci/run', () => {
 	const run = readFileSync(join(ROOT, '.ci', 'run'), 'utf8');
 	const stages = run.split('\n').filter((line) => line.startsWith('stage '));
-	const harness = readFileSync(join(ROOT, 'test', 'e2e', 'harness.ts'), 'utf8');
+	const harness = readFileSync(join(ROOT, 'test', 'e2e', 'harness', 'target.ts'), 'utf8');
 
 	it('names the n8n versions that scripts/install-n8n.sh and the harness install', () => {
 		const install = readFileSync(join(ROOT, 'scripts', 'install-n8n.sh'), 'utf8');

@@ -10,6 +10,7 @@ import Redis from 'ioredis';
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { executeNode, type NodeSetup } from '../helpers/n8n';
+import { waitFor } from '../helpers/waitFor';
 import { sendParameters } from '../sms/fixtures';
 import { freshWorker, useRedisBehindProxy } from './redisBehindProxy';
 import { recordCase } from './tally';
@@ -48,21 +49,13 @@ function fateOf(item: INodeExecutionData): Fate {
 
 const tally = (out: INodeExecutionData[]) => out.reduce((m, item) => m.set(fateOf(item), (m.get(fateOf(item)) ?? 0) + 1), new Map<Fate, number>());
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-	const end = Date.now() + timeoutMs;
-	while (!condition()) {
-		if (Date.now() > end) throw new Error('timed out waiting');
-		await new Promise((r) => setTimeout(r, 5));
-	}
-}
-
 it('Redis cut mid-run, then a Retry on a fresh worker: 0 sent twice, nothing lost', async () => {
 	const items = phones(61_000_000, 100);
 	// Each send is held 600 ms at the service before it is processed: when Redis goes away, some
 	// sends are recorded, some are at the service (accepted after the cut: their record fails).
 	emu.control.addFault({ kind: 'slow', delayMs: 600, count: 100, pathPrefix: '/api/sms/send-api' });
 	const running = executeNode(setup('partition-a'), items);
-	await until(() => emu.control.messages().length >= 30, 30_000);
+	await waitFor('30 messages at the service', () => emu.control.messages().length >= 30, 30_000, 5);
 	bed.proxy.setMode('cut');
 	const [first] = await running;
 	emu.control.clearFaults();

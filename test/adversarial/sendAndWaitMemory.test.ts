@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'crypto';
 
-import { startEmulatorProcess, type EmulatorProcess } from '../e2e/harness';
+import { startEmulatorWithClient, type EmulatorProcess } from '../e2e/harness';
 import { apiKeyCredentials } from '../helpers/credentials';
 import { recordCase } from './tally';
 import { sendAndWaitParameters, useWaitingN8n } from './waitingN8n';
@@ -23,7 +23,7 @@ const gc = (global as unknown as { gc?: () => void }).gc;
 beforeAll(async () => {
 	// In its own process (its state is not this process's heap). Slow lifecycle: no message is final
 	// while the executions wait, so only the node's wake-up calls resume them.
-	emu = await startEmulatorProcess({ timeScale: 1000 });
+	emu = await startEmulatorWithClient({ timeScale: 1000 });
 }, 60_000);
 afterAll(async () => {
 	await emu.stop();

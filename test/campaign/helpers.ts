@@ -5,7 +5,7 @@ import { bothCredentials, type TestCredentials } from '../helpers/credentials';
 import { executeNode } from '../helpers/n8n';
 
 export { SEED_KEYS, SEED_LOGINS };
-export { waitFor } from '../helpers/emulator';
+export { waitFor } from '../helpers/waitFor';
 
 type Login = { email: string; password: string };
 

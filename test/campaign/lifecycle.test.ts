@@ -17,7 +17,7 @@ const op = (operation: string, id: unknown, extra: IDataObject = {}) => ({ opera
 describe('campaign lifecycle as seen through the node (fast emulator)', () => {
 	const emu = useEmulator();
 
-	const completed = async (id: unknown) => await waitFor(async () => await getCampaign(emu.url, id), (c) => c.status === 'COMPLETED');
+	const completed = async (id: unknown) => await waitFor('the campaign to complete', async () => ((c) => c.status === 'COMPLETED' && c)(await getCampaign(emu.url, id)), 10_000, 25);
 
 	it('DRAFT → Send Now → SENDING → COMPLETED, with delivery counts and cost', async () => {
 		const draft = await createCampaign(emu.url, { phoneNumbers: '+254712345678, +254712345999, +254722000111' });
@@ -234,7 +234,7 @@ describe('a SCHEDULED campaign when its time comes', () => {
 		expect(c.status).toBe('SCHEDULED');
 		expect((await getCampaign(emu.url, c.id)).status).toBe('SCHEDULED');
 		await emu.control.advance(3600_000 + 5_000);
-		const done = await waitFor(async () => await getCampaign(emu.url, c.id), (x) => x.status === 'COMPLETED');
+		const done = await waitFor('the campaign to complete', async () => ((x) => x.status === 'COMPLETED' && x)(await getCampaign(emu.url, c.id)), 10_000, 25);
 		expect(done).toMatchObject({ status: 'COMPLETED', successfulDeliveries: 2, failedDeliveries: 0, cost: 2 });
 		expect(requests(emu, 'POST', `/api/sms/campaigns/${String(c.id)}/send`)).toHaveLength(0);
 	});

@@ -2,15 +2,12 @@
  * Campaign and Account resources in a real n8n (Bearer JWT from the Account credential, which n8n
  * fills through preAuthentication): the whole campaign lifecycle, one workflow per operation.
  */
-import { e2e, expectSuccess, jsonOf, out, pairedIndex, waitFor, workflow } from './context';
+import { e2e, jsonOf, pairedIndex, runOne, untilStatus } from './context';
 
 const { n8n, emulator } = e2e();
 const run = Date.now().toString(36);
 
-async function one(name: string, nodeName: string, items: Array<Record<string, unknown>>) {
-	const { execution } = await n8n.run(workflow(name), { items });
-	return out(expectSuccess(execution), nodeName);
-}
+const one = (name: string, nodeName: string, items: Array<Record<string, unknown>>) => runOne(n8n, name, nodeName, items);
 
 async function createCampaign(fields: Record<string, unknown>) {
 	const [item] = await one('campaign-create', 'Create Campaign', [fields]);
@@ -57,15 +54,8 @@ describe('Campaign', () => {
 
 		const [sent] = jsonOf(await one('campaign-send-now', 'Send Campaign', [{ campaignId: id }]));
 		expect(sent).toMatchObject({ id, status: 'SENDING' });
-		const completed = await waitFor(
-			'the campaign to complete',
-			async () => {
-				const [c] = jsonOf(await one('campaign-get', 'Get Campaign', [{ campaignId: id }]));
-				return c.status === 'COMPLETED' ? c : undefined;
-			},
-			30_000,
-			500,
-		);
+		const getCampaign = async () => jsonOf(await one('campaign-get', 'Get Campaign', [{ campaignId: id }]))[0];
+		const completed = await untilStatus('the campaign to complete', 'COMPLETED', getCampaign, 30_000, 500);
 		expect(completed).toMatchObject({ successfulDeliveries: 1, failedDeliveries: 1 });
 		const messages = await emulator.messages({ campaignId: String(id) });
 		expect(messages.map((m) => [m.phoneNumber, m.message]).sort()).toEqual([

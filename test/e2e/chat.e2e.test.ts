@@ -3,17 +3,14 @@
  * created, reviewed by the emulator (PENDING → APPROVED, scaled), listed, sent with variables
  * mapped from the input item through the resource mapper, and deleted.
  */
-import { e2e, expectSuccess, jsonOf, out, pairedIndex, waitFor, withNode, workflow } from './context';
+import { e2e, expectSuccess, jsonOf, out, pairedIndex, runOne, untilStatus, withNode, workflow } from './context';
 
 const { n8n, emulator } = e2e();
 const run = Date.now().toString(36);
 const OPTED_IN = '+254712345678';
 const NOT_OPTED_IN = '+254712000801';
 
-async function one(name: string, nodeName: string, items: Array<Record<string, unknown>>) {
-	const { execution } = await n8n.run(workflow(name), { items });
-	return out(expectSuccess(execution), nodeName);
-}
+const one = (name: string, nodeName: string, items: Array<Record<string, unknown>>) => runOne(n8n, name, nodeName, items);
 
 describe('Chat Message → Send', () => {
 	test('text to an opted-in number; opt-in missing → error item with the service code', async () => {
@@ -65,15 +62,8 @@ describe('Chat Template', () => {
 		);
 		expect(created).toMatchObject({ name, status: 'PENDING', category: 'UTILITY', language: 'en' });
 
-		const approved = await waitFor(
-			'the template to be approved',
-			async () => {
-				const [t] = jsonOf(await one('chat-template-get', 'Get Template', [{ template: name }]));
-				return t.status === 'APPROVED' ? t : undefined;
-			},
-			20_000,
-			300,
-		);
+		const getTemplate = async () => jsonOf(await one('chat-template-get', 'Get Template', [{ template: name }]))[0];
+		const approved = await untilStatus('the template to be approved', 'APPROVED', getTemplate, 20_000, 300);
 		expect(approved.approvedAt).toEqual(expect.any(String));
 
 		const listed = jsonOf(await one('chat-template-get-many', 'Get Templates', [{ status: 'APPROVED' }]));
@@ -102,15 +92,8 @@ describe('Chat Template', () => {
 	test('a rejected template: Get shows the reason, Send refuses it before any request', async () => {
 		const name = `reject_me_${run}`;
 		await one('chat-template-create', 'Create Template', [{ name, body: 'Buy now {{1}}.' }]);
-		const rejected = await waitFor(
-			'the template to be rejected',
-			async () => {
-				const [t] = jsonOf(await one('chat-template-get', 'Get Template', [{ template: name }]));
-				return t.status === 'REJECTED' ? t : undefined;
-			},
-			20_000,
-			300,
-		);
+		const getTemplate = async () => jsonOf(await one('chat-template-get', 'Get Template', [{ template: name }]))[0];
+		const rejected = await untilStatus('the template to be rejected', 'REJECTED', getTemplate, 20_000, 300);
 		expect(rejected.rejectedReason).toEqual(expect.any(String));
 		await emulator.clearRequests();
 		const [refused] = jsonOf(await one('chat-message-send-template', 'Send Chat Message', [{ phone: OPTED_IN, template: name, name: 'A', order: 'B' }]));

@@ -86,4 +86,15 @@ export function expectSuccess(execution: Execution): Execution {
 	return execution;
 }
 
+/** Runs workflows/<name>.json with `items` as its webhook body; the output of node `nodeName` of the successful execution. */
+export async function runOne(n8n: N8nClient, name: string, nodeName: string, items: Array<Record<string, unknown>>): Promise<ExecutionItem[]> {
+	const { execution } = await n8n.run(workflow(name), { items });
+	return out(expectSuccess(execution), nodeName);
+}
+
+/** Reads the record again until it has `status` (the emulator moves campaigns and templates on its own timers). */
+export async function untilStatus<T extends { status?: unknown }>(what: string, status: string, read: () => Promise<T>, timeoutMs: number, intervalMs: number): Promise<T> {
+	return await waitFor(what, async () => ((record) => record.status === status && record)(await read()), timeoutMs, intervalMs);
+}
+
 export { sleep, waitFor };

@@ -7,21 +7,11 @@
  */
 import type { Locator } from 'playwright-core';
 
-import { addFromNodesPanel, openEditor, openProbe, screenshot, type EditorSession } from './editorSession';
+import { addFromNodesPanel, editorForEachFile, openProbe, screenshot, type EditorSession } from './editorSession';
 
 let session: EditorSession;
 
-beforeAll(async () => {
-	session = await openEditor();
-}, 240_000);
-
-afterAll(async () => {
-	await session?.close();
-}, 60_000);
-
-afterEach(async () => {
-	await screenshot(session, 'credential-dialogs-last-test').catch(() => undefined);
-});
+editorForEachFile('credential-dialogs-last-test', (opened) => (session = opened));
 
 const credentialRows = () => session.page.locator('[data-test-id="node-parameters"] [data-test-id="credentials-label"], [data-test-id="ndv"] [data-test-id="credentials-label"]');
 

@@ -8,7 +8,7 @@
  */
 import { SEED_KEYS, SEED_LOGINS } from '../emulator/seed';
 import { CREDENTIAL_IDS, CREDENTIAL_NAMES, http } from '../e2e/harness';
-import { addFromNodesPanel, openEditor, openProbe, screenshot, searchNodes, useCredential, visibleLabels, type EditorSession } from './editorSession';
+import { addFromNodesPanel, editorForEachFile, openProbe, screenshot, searchNodes, useCredential, visibleLabels, type EditorSession } from './editorSession';
 
 /**
  * The fields a user needs in each form (written here by hand, not read from the node's
@@ -55,8 +55,7 @@ const N8N_PROBES = /^https:\/\/registry\.npmjs\.org\/|\/schemas\/n8n-nodes-svc-m
 let session: EditorSession;
 let campaignName: string;
 
-beforeAll(async () => {
-	session = await openEditor();
+editorForEachFile('last-test', (opened) => (session = opened), async () => {
 	const emulator = session.stack.emulator;
 	// What the pickers list: the seeded sender IDs, a campaign and an approved template.
 	await emulator.client.prepareOtpFallback(SEED_KEYS.starter, []);
@@ -64,15 +63,6 @@ beforeAll(async () => {
 	campaignName = `Editor check ${Date.now()}`;
 	const created = await http('POST', `${emulator.url}/api/sms/campaigns`, { name: campaignName, message: 'Hello', senderId: 'SVCTEST', manualNumbers: ['+254712345678'] }, { authorization: `Bearer ${login.body.data.accessToken}` });
 	expect(created.status).toBe(201);
-}, 240_000);
-
-afterAll(async () => {
-	await session?.close();
-}, 60_000);
-
-// The page as it was when a test ended (failed ones included): .editor-screenshots/n8n<v>/last-test.png.
-afterEach(async () => {
-	await screenshot(session, 'last-test').catch(() => undefined);
 });
 
 describe(`SVC Messaging forms in the n8n editor`, () => {

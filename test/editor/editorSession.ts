@@ -117,6 +117,26 @@ export async function visibleLabels(page: Page): Promise<string[]> {
 	return labels.map((l) => l.split('\n')[0].replace(/\s*\*$/, '').trim()).filter(Boolean);
 }
 
+/**
+ * The one editor a test file works in: opened before its tests (then `prepare` runs), handed to
+ * `use`, and closed after them. After each test the page as it was (failed tests included) is
+ * saved as .editor-screenshots/n8n<version>/<lastShot>.png.
+ */
+export function editorForEachFile(lastShot: string, use: (session: EditorSession) => void, prepare?: (session: EditorSession) => Promise<void>): void {
+	let session: EditorSession | undefined;
+	beforeAll(async () => {
+		session = await openEditor();
+		use(session);
+		await prepare?.(session);
+	}, 240_000);
+	afterAll(async () => {
+		await session?.close();
+	}, 60_000);
+	afterEach(async () => {
+		if (session) await screenshot(session, lastShot).catch(() => undefined);
+	});
+}
+
 export async function screenshot(session: EditorSession, name: string): Promise<void> {
 	await session.page.screenshot({ path: join(SCREENSHOTS, `n8n${session.target}`, `${name}.png`) });
 }

@@ -11,7 +11,7 @@ import { join } from 'path';
 
 import { SEED_KEYS } from '../emulator/seed';
 import { CREDENTIAL_IDS, CREDENTIAL_NAMES, DEFAULT_TARGET, http, ROOT, type WorkflowJson } from '../e2e/harness';
-import { openEditor, screenshot, SCREENSHOTS, type EditorSession } from './editorSession';
+import { editorForEachFile, screenshot, SCREENSHOTS, type EditorSession } from './editorSession';
 
 const PHONE = '+254712345678';
 const DOCS_IMAGES = join(ROOT, 'docs', 'images');
@@ -46,18 +46,8 @@ const otpWorkflow: WorkflowJson = {
 
 let session: EditorSession;
 
-beforeAll(async () => {
-	session = await openEditor();
+editorForEachFile('first-sms-last', (opened) => (session = opened), async () => {
 	await session.page.setViewportSize({ width: 1400, height: 860 });
-}, 240_000);
-
-afterAll(async () => {
-	await session?.close();
-}, 60_000);
-
-// The page as it was when the test ended (failed included): .editor-screenshots/n8n<v>/first-sms-last.png.
-afterEach(async () => {
-	await screenshot(session, 'first-sms-last').catch(() => undefined);
 });
 
 /** Saves a screenshot; with the default n8n also as README's picture in docs/images/. */

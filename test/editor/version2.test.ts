@@ -1,30 +1,21 @@
 /**
- * Issue 25 in the editor (headless Chromium against a real n8n 2.41.1; 1.123.81 with
+ * Node version 2 in the editor (headless Chromium against a real n8n 2.41.1; 1.123.81 with
  * N8N_E2E_TARGET=1): the forms node version 2 changes, as a new node shows them, with a screenshot
  * of each (docs/images/v2-*.png with the default n8n); the credential's notices and hints; the output schemas
  * and the documentation link n8n serves for the package.
  */
 import { SEED_KEYS } from '../emulator/seed';
 import { CREDENTIAL_NAMES, http } from '../e2e/harness';
-import { addFromNodesPanel, docsPicture, openEditor, openProbe, screenshot, useCredential, visibleLabels, type EditorSession } from './editorSession';
+import { addFromNodesPanel, docsPicture, editorForEachFile, openProbe, useCredential, visibleLabels, type EditorSession } from './editorSession';
 
 const PACKAGE = 'n8n-nodes-svc-messaging';
 const DOCUMENTATION_URL = 'https://github.com/svc-messaging/n8n-nodes-svc-messaging#nodes-and-credentials';
 
 let session: EditorSession;
 
-beforeAll(async () => {
-	session = await openEditor();
+editorForEachFile('version2-last-test', (opened) => (session = opened), async () => {
 	// The approved template otp_code, which Send Template's picker lists.
 	await session.stack.emulator.client.prepareOtpFallback(SEED_KEYS.starter, []);
-}, 240_000);
-
-afterAll(async () => {
-	await session?.close();
-}, 60_000);
-
-afterEach(async () => {
-	await screenshot(session, 'version2-last-test').catch(() => undefined);
 });
 
 const inputValue = async (parameter: string) =>

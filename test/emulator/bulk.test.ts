@@ -1,6 +1,7 @@
 import { useEmulator } from '../helpers/emulatorFixture';
 import { SEED_KEYS } from './index';
-import { Client, expectError, waitFor } from './testkit';
+import { Client, expectError } from './testkit';
+import { waitFor } from '../helpers/waitFor';
 
 const emu = useEmulator();
 const api = new Client(emu);
@@ -159,10 +160,10 @@ describe('batch lookup and analytics', () => {
 		const first = await api.get(path, { key });
 		expect(first.status).toBe(200);
 		expect(first.body.data.total).toBe(4);
-		const done = await waitFor(async () => {
+		const done = await waitFor('batch completion', async () => {
 			const r = await api.get(path, { key });
 			return r.body.data.status === 'COMPLETED' && r.body.data;
-		}, 'batch completion');
+		}, 10_000, 10);
 		expect(done).toEqual({
 			batchId: sent.body.data.batchId,
 			status: 'COMPLETED',
@@ -189,7 +190,7 @@ describe('batch lookup and analytics', () => {
 			message: 'x',
 			recipients: ['+254712345678', '+254712345679', '+254712345999', '+254712345998'].map((phoneNumber) => ({ phoneNumber })),
 		});
-		await waitFor(() => emu.control.messages().every((m) => m.finalAt), 'final statuses');
+		await waitFor('final statuses', () => emu.control.messages().every((m) => m.finalAt), 10_000, 10);
 		const res = await api.get('/api/sms/analytics/delivery-rates', { key });
 		expect(res.status).toBe(200);
 		expect(res.body.data).toEqual({

@@ -2,7 +2,8 @@ import { request } from 'undici';
 
 import { useEmulator } from '../helpers/emulatorFixture';
 import { defaultSeed, SEED_KEYS } from './index';
-import { Client, expectError, startReceiver, waitFor } from './testkit';
+import { Client, expectError, startReceiver } from './testkit';
+import { waitFor } from '../helpers/waitFor';
 
 const emu = useEmulator();
 const api = new Client(emu);
@@ -143,7 +144,7 @@ describe('accounts, opt-ins, reset and routing', () => {
 			emu.control.updateAccount('acc_demo', { webhookUrl: receiver.url });
 			const scheduledAt = new Date(Date.parse(emu.control.now()) + 60_000).toISOString();
 			await api.post('/api/sms/send-api', { phoneNumber: '+254712345678', message: 'x', scheduledAt }, { key });
-			await waitFor(() => emu.control.webhookAttempts().length === 1, 'pending event');
+			await waitFor('pending event', () => emu.control.webhookAttempts().length === 1, 10_000, 10);
 			const res = await api.post('/__emulator/reset');
 			expect(res.body.data).toEqual({ accounts: ['acc_demo', 'acc_broke', 'acc_nochat'] });
 			expect(emu.control.messages()).toEqual([]);
@@ -197,7 +198,7 @@ describe('carrier hold', () => {
 
 		expect((await api.post('/__emulator/carrier', { hold: false })).body.data).toEqual({ held: false, released: 1 });
 		expect(emu.control.messages()[0]).toMatchObject({ status: 'FAILED', failureReason: { code: 'DESTINATION_NOT_REACHABLE' } });
-		await waitFor(() => emu.control.webhookAttempts({ messageId, event: 'message.failed' }).length > 0, 'the final report');
+		await waitFor('the final report', () => emu.control.webhookAttempts({ messageId, event: 'message.failed' }).length > 0, 10_000, 10);
 	});
 
 	it('is lifted by reset', async () => {
@@ -220,7 +221,7 @@ describe('lost reports', () => {
 		await emu.control.advance(60_000);
 		expect((await api.get(`/api/sms/messages/${lost}`, { key })).body.data.status).toBe('FAILED');
 		expect(emu.control.webhookAttempts({ messageId: lost })).toEqual([]);
-		await waitFor(() => emu.control.webhookAttempts({ messageId: kept, event: 'message.delivered' }).length > 0, 'the kept report');
+		await waitFor('the kept report', () => emu.control.webhookAttempts({ messageId: kept, event: 'message.delivered' }).length > 0, 10_000, 10);
 
 		expect((await api.post('/__emulator/reports/lost', { phoneNumbers: [] })).body.data).toEqual({ phoneNumbers: [] });
 		emu.control.reset();

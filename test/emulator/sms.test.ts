@@ -1,6 +1,7 @@
 import { useEmulator } from '../helpers/emulatorFixture';
 import { SEED_KEYS } from './index';
-import { Client, expectError, waitFor } from './testkit';
+import { Client, expectError } from './testkit';
+import { waitFor } from '../helpers/waitFor';
 
 const emu = useEmulator();
 const api = new Client(emu);
@@ -159,10 +160,10 @@ describe('message lookup and sender IDs', () => {
 			creditsUsed: 1,
 			createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
 		});
-		const delivered = await waitFor(async () => {
+		const delivered = await waitFor('delivery', async () => {
 			const r = await api.get(`/api/sms/messages/${id}`, { key });
 			return r.body.data.status === 'DELIVERED' && r.body.data;
-		}, 'delivery');
+		}, 10_000, 10);
 		expect(Date.parse(delivered.deliveredAt)).toBeGreaterThanOrEqual(Date.parse(delivered.sentAt));
 		expect(Date.parse(delivered.sentAt)).toBeGreaterThanOrEqual(Date.parse(delivered.createdAt));
 		expectError(await api.get(`/api/sms/messages/${id}`, { key: SEED_KEYS.nochat }), 404, 'NOT_FOUND', /not found/);

@@ -70,24 +70,6 @@ export function expectError(res: Res, status: number, code: string, message?: st
 	if (message !== undefined) expect(res.body.error.message).toMatch(message);
 }
 
-type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
-
-/** Polls until `fn` returns a truthy value (or throws after the timeout). */
-export async function waitFor<T>(fn: () => T | Promise<T>, what = 'condition', timeoutMs = 10_000): Promise<Truthy<T>> {
-	const deadline = Date.now() + timeoutMs;
-	let last: unknown;
-	for (;;) {
-		try {
-			const value = await fn();
-			if (value) return value as Truthy<T>;
-		} catch (error) {
-			last = error;
-		}
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ''}`);
-		await new Promise((resolve) => setTimeout(resolve, 10));
-	}
-}
-
 export interface Received {
 	/** Date.now() at arrival */
 	time: number;

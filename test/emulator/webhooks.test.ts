@@ -2,7 +2,8 @@ import { createHmac } from 'crypto';
 
 import { useEmulator } from '../helpers/emulatorFixture';
 import { SEED_KEYS } from './index';
-import { Client, startReceiver, waitFor, type Receiver } from './testkit';
+import { Client, startReceiver, type Receiver } from './testkit';
+import { waitFor } from '../helpers/waitFor';
 
 const key = SEED_KEYS.business;
 
@@ -23,7 +24,7 @@ describe('lifecycle and webhooks (small time scale, real timers)', () => {
 			{ key },
 		);
 		const id = sent.body.data.messageId;
-		await waitFor(() => events(id).length === 3, 'three events');
+		await waitFor('three events', () => events(id).length === 3, 10_000, 10);
 		const byEvent = Object.fromEntries(events(id).map((r) => [r.json.event, r.json]));
 		expect(Object.keys(byEvent).sort()).toEqual(['message.delivered', 'message.pending', 'message.sent']);
 		expect(byEvent['message.pending']).toEqual({
@@ -46,10 +47,10 @@ describe('lifecycle and webhooks (small time scale, real timers)', () => {
 		expect(receiver.received[0].headers['content-type']).toBe('application/json');
 		expect(receiver.received[0].headers['x-svc-signature']).toBeUndefined();
 		// the emulator records an attempt once it has the answer, just after the receiver saw it
-		const attempts = await waitFor(() => {
+		const attempts = await waitFor('three records', () => {
 			const list = emu.control.webhookAttempts({ messageId: id });
 			return list.length === 3 && list;
-		}, 'three records');
+		}, 10_000, 10);
 		expect(attempts.every((a) => a.status === 200 && a.attempt === 1 && a.nextAttemptAt === null)).toBe(true);
 	});
 
@@ -61,7 +62,7 @@ describe('lifecycle and webhooks (small time scale, real timers)', () => {
 		receiver = await startReceiver();
 		const sent = await api.post('/api/sms/send-api', { phoneNumber, message: 'Hi', webhookUrl: receiver.url }, { key });
 		const id = sent.body.data.messageId;
-		const final = await waitFor(() => events(id).find((r) => r.json.event === event), event);
+		const final = await waitFor(event, () => events(id).find((r) => r.json.event === event), 10_000, 10);
 		expect(final.json.data).toMatchObject({ status, deliveredAt: null, creditsUsed: 1 });
 		expect(final.json.data.reason).toEqual(reason);
 		const lookup = await api.get(`/api/sms/messages/${id}`, { key });
@@ -76,7 +77,7 @@ describe('lifecycle and webhooks (small time scale, real timers)', () => {
 			const batch = await api.post('/api/sms/send-api', { message: 'x', recipients: [{ phoneNumber: '+254712345678' }] }, { key });
 			const single = await api.post('/api/sms/send-api', { phoneNumber: '+254712345679', message: 'x', webhookUrl: own.url }, { key });
 			const batchMessage = batch.body.data.messages[0].messageId;
-			await waitFor(() => events(batchMessage).length === 3 && own.received.length === 3, 'events');
+			await waitFor('events', () => events(batchMessage).length === 3 && own.received.length === 3, 10_000, 10);
 			expect(events(batchMessage)[0].json.data.batchId).toBe(batch.body.data.batchId);
 			expect(events(single.body.data.messageId)).toHaveLength(0);
 			expect(own.received.every((r) => r.json.data.messageId === single.body.data.messageId)).toBe(true);
@@ -89,11 +90,11 @@ describe('lifecycle and webhooks (small time scale, real timers)', () => {
 		receiver = await startReceiver();
 		emu.control.updateAccount('acc_demo', { webhookUrl: receiver.url, webhookSecret: 'whsec_test' });
 		await api.post('/api/sms/send-api', { phoneNumber: '+254712345678', message: 'x' }, { key });
-		await waitFor(() => receiver.received.length >= 1, 'a webhook');
+		await waitFor('a webhook', () => receiver.received.length >= 1, 10_000, 10);
 		const [first] = receiver.received;
 		const expected = `sha256=${createHmac('sha256', 'whsec_test').update(first.raw).digest('hex')}`;
 		expect(first.headers['x-svc-signature']).toBe(expected);
-		const [attempt] = await waitFor(() => emu.control.webhookAttempts().length > 0 && emu.control.webhookAttempts(), 'the record');
+		const [attempt] = await waitFor('the record', () => emu.control.webhookAttempts().length > 0 && emu.control.webhookAttempts(), 10_000, 10);
 		expect(attempt.signed).toBe(true);
 	});
 
@@ -104,10 +105,10 @@ describe('lifecycle and webhooks (small time scale, real timers)', () => {
 		receiver = await startReceiver((_, r) => (r.json.event === 'message.pending' ? answers[pendingCalls++] : 200));
 		const sent = await api.post('/api/sms/send-api', { phoneNumber: '+254712345678', message: 'x', webhookUrl: receiver.url }, { key });
 		const id = sent.body.data.messageId;
-		const attempts = await waitFor(() => {
+		const attempts = await waitFor('four attempts', () => {
 			const list = emu.control.webhookAttempts({ messageId: id, event: 'message.pending' });
 			return list.length === 4 && list;
-		}, 'four attempts');
+		}, 10_000, 10);
 		expect(attempts.map((a) => [a.attempt, a.status])).toEqual([
 			[1, 500],
 			[2, 503],
@@ -131,10 +132,10 @@ describe('lifecycle and webhooks (small time scale, real timers)', () => {
 		await receiver.close();
 		emu.control.updateAccount('acc_demo', { webhookUrl: receiver.url });
 		await api.post('/api/sms/send-api', { phoneNumber: '+254712345678', message: 'x' }, { key });
-		const [first] = await waitFor(() => {
+		const [first] = await waitFor('an attempt', () => {
 			const list = emu.control.webhookAttempts({ event: 'message.pending' });
 			return list.length > 0 && list;
-		}, 'an attempt');
+		}, 10_000, 10);
 		expect(first).toMatchObject({ attempt: 1, status: null, error: expect.stringMatching(/ECONNREFUSED/), nextAttemptAt: expect.any(String) });
 	});
 });
@@ -155,7 +156,7 @@ describe('webhook retries and scheduling through the clock (time scale 1, advanc
 		const sent = await api.post('/api/sms/send-api', { phoneNumber: '+254712345678', message: 'x', webhookUrl: receiver.url }, { key });
 		const id = sent.body.data.messageId;
 		const pending = () => emu.control.webhookAttempts({ messageId: id, event: 'message.pending' });
-		await waitFor(() => pending().length === 1, 'first attempt');
+		await waitFor('first attempt', () => pending().length === 1, 10_000, 10);
 		await emu.control.advance(29_000);
 		expect(pending()).toHaveLength(1);
 		await emu.control.advance(4 * 3600_000);

@@ -2,7 +2,7 @@
  * Under ts-node an import of '…/SvcMessaging.node' can load the codex file SvcMessaging.node.json
  * (Node tries `.js`, `.json`, `.node` before ts-node's `.ts`; jest tries `.ts` first, so only the
  * scripts run outside jest break). Every script run through ts-node — the bench and its
- * workers, `npm run emulator`, `demo`, `dev`, the e2e harness's emulator process — is followed
+ * workers, `npm run emulator` (also the emulator process of the e2e suites and the bench), `demo`, `dev` — is followed
  * here through its relative imports, resolved as Node resolves them under ts-node: none may land
  * on a JSON file it did not name. Then the classes are loaded for real under ts-node.
  */
@@ -27,7 +27,7 @@ function tsFiles(dir: string): string[] {
 function entryPoints(): string[] {
 	const scripts = Object.values((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
 	const named = scripts.flatMap((s) => [...s.matchAll(/ts-node\s+(?:--\S+\s+)*(\S+\.ts)/g)].map((m) => join(ROOT, m[1])));
-	return [...named, ...tsFiles(join(ROOT, 'bench')), ...tsFiles(join(ROOT, 'scripts')), join(ROOT, 'test/e2e/emulatorProcess.ts'), join(ROOT, 'test/emulator/cli.ts')];
+	return [...named, ...tsFiles(join(ROOT, 'bench')), ...tsFiles(join(ROOT, 'scripts')), join(ROOT, 'test/emulator/cli.ts')];
 }
 
 function resolveAsNode(from: string, specifier: string): string | undefined {

@@ -2,7 +2,7 @@ import { SEED_KEYS, SEED_LOGINS, type RunningEmulator } from '../emulator';
 
 export { SEED_KEYS, SEED_LOGINS };
 
-export { waitFor } from '../helpers/emulator';
+export { waitFor } from '../helpers/waitFor';
 export { accountCredentials, apiKeyCredentials } from '../helpers/credentials';
 
 export const noSender = { __rl: true, mode: 'list', value: '' };

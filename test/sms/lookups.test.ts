@@ -12,7 +12,7 @@ describe('SMS lookups and Sender IDs', () => {
 				{ parameters: { resource: 'sms', operation: 'getMessage', messageId: '={{ $json.messageId }}' }, credentials: apiKeyCredentials(emu.url) },
 				[sentItem.json],
 			))[0][0];
-		const item = await waitFor(get, (i) => i.json.status === 'DELIVERED');
+		const item = await waitFor('the message to be DELIVERED', async () => ((i) => i.json.status === 'DELIVERED' && i)(await get()), 10_000, 25);
 		expect(item.json).toMatchObject({ messageId: sentItem.json.messageId, phoneNumber: '+254712345678', status: 'DELIVERED', segments: 1 });
 		expect(typeof item.json.deliveredAt).toBe('string');
 	});
@@ -30,7 +30,7 @@ describe('SMS lookups and Sender IDs', () => {
 				{ parameters: { resource: 'sms', operation: 'getBatch', batchId: out[0].json.batchId }, credentials: apiKeyCredentials(emu.url) },
 				[{}],
 			))[0][0];
-		const batch = await waitFor(get, (i) => i.json.status === 'COMPLETED');
+		const batch = await waitFor('the batch to be COMPLETED', async () => ((i) => i.json.status === 'COMPLETED' && i)(await get()), 10_000, 25);
 		expect(batch.json).toMatchObject({ batchId: out[0].json.batchId, status: 'COMPLETED', total: 2, delivered: 1, failed: 1 });
 	});
 

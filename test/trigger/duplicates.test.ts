@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { waitFor } from '../helpers/emulator';
+import { waitFor } from '../helpers/waitFor';
 import { useRedis } from '../helpers/redisFixture';
 import { freeTcpPort } from '../helpers/services';
 import { ALL_EVENTS, delivery, LEDGER, payloadOf, receiver, SECRET, sendSms, sent, signed, trigger, useTriggerBed, withoutSignature, withSecret } from './bed';
@@ -25,11 +25,15 @@ describe('duplicates', () => {
 			expect(attempts[1].rawBody.equals(attempts[0].rawBody)).toBe(true);
 			// The receiver sees the second attempt before the emulator has logged its answer: wait for both.
 			const log = await waitFor(
-				async () =>
-					emulator.control
+				'both attempts logged with their answers',
+				() => {
+					const attemptsLogged = emulator.control
 						.webhookAttempts()
-						.filter((a: { messageId: string; event: string }) => a.messageId === retried.messageId && a.event === 'message.delivered'),
-				(attemptsLogged) => attemptsLogged.length === 2 && attemptsLogged.every((a: { status: number | null }) => a.status !== null),
+						.filter((a: { messageId: string; event: string }) => a.messageId === retried.messageId && a.event === 'message.delivered');
+					return attemptsLogged.length === 2 && attemptsLogged.every((a: { status: number | null }) => a.status !== null) && attemptsLogged;
+				},
+				10_000,
+				25,
 			);
 			expect(log.map((a: { status: number | null }) => a.status)).toEqual([500, 200]);
 
