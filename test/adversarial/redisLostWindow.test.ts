@@ -6,7 +6,7 @@
  * Everything is counted at the emulator: 0 numbers with two SMS, 0 numbers without one.
  */
 import { executeNode } from '../helpers/n8n';
-import { sendParameters } from '../sms/fixtures';
+import { sendParameters, smsPerNumber } from '../sms/fixtures';
 import { useRedisBehindProxy } from './redisBehindProxy';
 import { recordCase } from './tally';
 
@@ -15,11 +15,6 @@ const bed = useRedisBehindProxy('window');
 const ITEMS = 40;
 const items = Array.from({ length: ITEMS }, (_, i) => ({ phone: `+2547130${String(i).padStart(5, '0')}` }));
 
-function smsPerNumber(): Map<string, number> {
-	const counts = new Map<string, number>();
-	for (const m of bed.emu.control.messages()) counts.set(String(m.phoneNumber), (counts.get(String(m.phoneNumber)) ?? 0) + 1);
-	return counts;
-}
 
 it('Redis lost mid-run: the unposted items fail together without a connection each; Retry sends exactly them', async () => {
 	const setup = { parameters: sendParameters(), credentials: bed.credentials(), settings: { onError: 'continueRegularOutput' as const }, executionId: 'window-1' };
@@ -47,7 +42,7 @@ it('Redis lost mid-run: the unposted items fail together without a connection ea
 	// per failed item, which the reverted first window did.
 	console.log(`Redis lost mid-run: ${failed.length} of ${ITEMS} failed unsent in ${ms} ms; ${attemptsWhileCut} Redis connection attempts while cut`);
 	expect(attemptsWhileCut).toBeLessThan(failed.length);
-	let counts = smsPerNumber();
+	let counts = smsPerNumber(bed.emu);
 	expect([...counts.keys()].sort()).toEqual(accepted.map((item) => String(item.json.phoneNumber)).sort());
 	expect([...counts.values()].every((n) => n === 1)).toBe(true);
 
@@ -56,7 +51,7 @@ it('Redis lost mid-run: the unposted items fail together without a connection ea
 	const [retried] = await executeNode({ ...setup, executionId: 'window-2', mode: 'retry' }, items);
 	expect(retried.every((item) => item.json.accepted === true)).toBe(true);
 	expect(retried.filter((item) => item.json.alreadySent === true)).toHaveLength(accepted.length);
-	counts = smsPerNumber();
+	counts = smsPerNumber(bed.emu);
 	const twice = [...counts.values()].filter((n) => n > 1).length;
 	const lost = items.filter(({ phone }) => !counts.has(phone)).length;
 	expect({ twice, lost }).toEqual({ twice: 0, lost: 0 });

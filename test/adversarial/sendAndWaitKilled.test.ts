@@ -8,6 +8,7 @@ import { spawn } from 'child_process';
 import { join } from 'path';
 
 import { executeNode } from '../helpers/n8n';
+import { smsPerNumber } from '../sms/fixtures';
 import { useRedisBehindProxy } from './redisBehindProxy';
 import { recordCase } from './tally';
 import { sendAndWaitParameters } from './waitingN8n';
@@ -37,8 +38,7 @@ it('a worker SIGKILLed while Send and Wait polls, then Retry on a fresh worker: 
 		phones.map((phone) => ({ phone })),
 	);
 	expect([...delivered, ...notDelivered].map((i) => i.json.alreadySent)).toEqual([true, true, true]);
-	const counts = new Map<string, number>();
-	for (const m of emu.control.messages()) counts.set(String(m.phoneNumber), (counts.get(String(m.phoneNumber)) ?? 0) + 1);
+	const counts = smsPerNumber(emu);
 	const sentTwice = [...counts.values()].filter((n) => n > 1).length;
 	const lost = phones.filter((p) => !counts.has(p)).length;
 	expect({ sentTwice, lost }).toEqual({ sentTwice: 0, lost: 0 });

@@ -8,6 +8,7 @@ import { apiKeyCredentials } from '../helpers/credentials';
 import { TOOL_DESCRIPTIONS } from '../../nodes/SvcMessaging/actions/tool.descriptions';
 import { DEFAULT_AGENT_MESSAGE_CAP } from '../../nodes/SvcMessaging/aiTool/agentCap';
 import { SEED_KEYS, sent } from '../sms/fixtures';
+import { BAD_PHONE_REFUSAL } from './refusals';
 import { callTool, fromAI, PACKAGE, phone, SMS_SEND, types, useToolEmulator } from './toolBed';
 
 const emu = useToolEmulator();
@@ -56,17 +57,7 @@ describe('SVC Messaging Tool: description and arguments', () => {
 describe('SVC Messaging Tool: refusals are the tool’s result', () => {
 	it('a bad number: the field (the $fromAI key), the rule and the fix; nothing sent', async () => {
 		const [call] = await callTool({ parameters: SMS_SEND }, [{ phone: '0712', text: 'Hello' }]);
-		expect(call.result).toEqual([
-			{
-				success: false,
-				errorCode: 'INVALID_INPUT',
-				category: 'INVALID_INPUT',
-				retryable: false,
-				errorMessage: expect.stringMatching(/^"Phone Number" must be in E\.164 format/),
-				field: 'phone',
-				fix: expect.stringMatching(/Call the tool again with a corrected "phone"\. Nothing was sent\./),
-			},
-		]);
+		expect(call.result).toEqual([BAD_PHONE_REFUSAL]);
 		expect(sent(emu)).toHaveLength(0);
 	});
 

@@ -186,3 +186,4 @@ export async function reserveInOtherExecution(executionId: string, cap = DEFAULT
 }
 
 export const phone = (n: number) => `+25472200${String(1000 + n).padStart(4, '0')}`;
+

@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 import { TOOL_DESCRIPTIONS } from '../../nodes/SvcMessaging/actions/tool.descriptions';
 import { CAPPED_OPERATIONS } from '../../nodes/SvcMessaging/aiTool/agentCap';
+import { BAD_PHONE_REFUSAL } from '../ai/refusals';
 import { credential, e2e, expectSuccess, waitFor } from './context';
 import { http, MCP_EXAMPLE_CREDENTIAL, nodeRuns, type Execution, type WorkflowJson, type WorkflowNode } from './harness';
 
@@ -142,15 +143,7 @@ describe('Tool Executor → SVC Messaging Tool (SMS → Send, arguments from $fr
 		const before = await sendRequests();
 		const execution = await runOnce(toolExecutorWorkflow(smsTool('Send SMS'), { phone: '0712', text: 'Hello' }));
 		const [result] = toolResults(execution);
-		expect(result).toEqual({
-			success: false,
-			errorCode: 'INVALID_INPUT',
-			category: 'INVALID_INPUT',
-			retryable: false,
-			errorMessage: expect.stringMatching(/^"Phone Number" must be in E\.164 format/),
-			field: 'phone',
-			fix: expect.stringMatching(/corrected "phone"\. Nothing was sent\./),
-		});
+		expect(result).toEqual(BAD_PHONE_REFUSAL);
 		expect(await sendRequests()).toBe(before);
 	});
 

@@ -38,3 +38,15 @@ export function sendBulkParameters(extra: Record<string, unknown> = {}) {
 export function sent(emu: RunningEmulator, pathPrefix = '/api/sms/send-api') {
 	return emu.control.requests().filter((r) => r.method === 'POST' && r.path.startsWith(pathPrefix));
 }
+
+/** How many SMS the emulator holds for each number: the count behind "never twice, nothing lost". */
+export function smsPerNumber(emu: RunningEmulator): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (const m of emu.control.messages()) counts.set(String(m.phoneNumber), (counts.get(String(m.phoneNumber)) ?? 0) + 1);
+	return counts;
+}
+
+/** Numbers that got more than one SMS. */
+export function numbersWithTwo(emu: RunningEmulator): number {
+	return [...smsPerNumber(emu).values()].filter((n) => n > 1).length;
+}

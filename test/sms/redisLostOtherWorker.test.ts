@@ -11,18 +11,13 @@ import { sendWindow } from '../../nodes/SvcMessaging/sending/window';
 import { PLANS } from '../../nodes/SvcMessaging/transport/service';
 import { useRedisBehindProxy } from '../adversarial/redisBehindProxy';
 import { executeNode } from '../helpers/n8n';
-import { sendParameters } from './fixtures';
+import { sendParameters, smsPerNumber } from './fixtures';
 
 const bed = useRedisBehindProxy('other-worker');
 
 const ITEMS = 40;
 const items = Array.from({ length: ITEMS }, (_, i) => ({ phone: `+2547131${String(i).padStart(5, '0')}` }));
 
-function smsPerNumber(): Map<string, number> {
-	const counts = new Map<string, number>();
-	for (const m of bed.emu.control.messages()) counts.set(String(m.phoneNumber), (counts.get(String(m.phoneNumber)) ?? 0) + 1);
-	return counts;
-}
 
 it('Redis lost mid-run, then Retry on another worker: the items never started are sent, none twice', async () => {
 	const setup = { parameters: sendParameters(), credentials: bed.credentials(), settings: { onError: 'continueRegularOutput' as const }, executionId: 'other-1' };
@@ -44,7 +39,7 @@ it('Redis lost mid-run, then Retry on another worker: the items never started ar
 	// At most the requests waiting in the limiter when Redis went; the old ledger refused every failed item.
 	expect(refused.length).toBeLessThanOrEqual(sendWindow(PLANS.free));
 	expect(refused.length).toBeLessThan(failed.length);
-	const counts = smsPerNumber();
+	const counts = smsPerNumber(bed.emu);
 	const twice = [...counts.values()].filter((n) => n > 1).length;
 	const unsent = items.filter(({ phone }) => !counts.has(phone)).length;
 	console.log(`Redis lost, Retry on another worker: ${failed.length} failed unsent, ${refused.length} refused as unknown on Retry, ${unsent} without an SMS, ${twice} twice`);
