@@ -1,10 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkMessageCap } from '../rules/fields';
 import { getServiceCredentials } from '../transport/credentials';
 import { mayHaveBeenProcessed } from '../transport/errors';
-import { sharedLimitOf } from '../transport/redis';
+import { sharedLimitOf, type SharedLimitConfig } from '../transport/redis';
 import { reserveShared } from './sharedCap';
 import { isToolCall } from './toolMode';
 
@@ -87,29 +87,29 @@ export interface AgentCap {
 export const UNCAPPED: AgentCap = { reserve: async () => NOTHING };
 
 /**
- * The cap of this node run, read once from n8n's context (sending/sendRun.ts); `apiCredentials`
- * says whether the count lives in the shared Redis. The cap's value is checked when something is
+ * The cap of this node run, read once from n8n's context (sending/sendRun.ts); with `shared` (the
+ * API-key credential's shared Redis) the count lives there. The cap's value is checked when something is
  * to be counted, as the agent's call sends.
  */
-export function agentCapOf(ctx: IExecuteFunctions, apiCredentials: IDataObject): AgentCap {
+export function agentCapOf(ctx: IExecuteFunctions, shared: SharedLimitConfig | undefined): AgentCap {
 	if (!isToolCall(ctx)) return UNCAPPED;
 	const node = ctx.getNode();
 	const capValue: unknown = ctx.getNodeParameter('maxMessagesPerExecution', 0, DEFAULT_AGENT_MESSAGE_CAP);
 	const executionId = ctx.getExecutionId();
 	const key = executionId ? `${String(ctx.getWorkflow().id ?? '')}\u0000${executionId}` : undefined;
-	return { reserve: async (messages) => await reserve(node, capValue, key, apiCredentials, messages) };
+	return { reserve: async (messages) => await reserve(node, capValue, key, shared, messages) };
 }
 
 /** One reservation outside a send run (the AI test bed). */
 export async function reserveAgentMessages(ctx: IExecuteFunctions, messages: number): Promise<Reservation> {
 	if (messages <= 0 || !isToolCall(ctx)) return NOTHING;
-	return await agentCapOf(ctx, await getServiceCredentials.call(ctx, 'apiKey')).reserve(messages);
+	return await agentCapOf(ctx, sharedLimitOf(await getServiceCredentials.call(ctx, 'apiKey'))).reserve(messages);
 }
 
-async function reserve(node: INode, capValue: unknown, key: string | undefined, apiCredentials: IDataObject, messages: number): Promise<Reservation> {
+async function reserve(node: INode, capValue: unknown, key: string | undefined, sharedLimit: SharedLimitConfig | undefined, messages: number): Promise<Reservation> {
 	if (messages <= 0) return NOTHING;
 	const cap = checkMessageCap(node, capValue);
-	const shared = key && cap > 0 ? sharedLimitOf(apiCredentials) : undefined;
+	const shared = key && cap > 0 ? sharedLimit : undefined;
 	if (key && shared) {
 		const count = await reserveShared(node, shared, key, cap, messages);
 		if (count.refusedAt !== undefined) throw capReached(node, cap, count.refusedAt, messages);

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { digest, sharedLimitOf } from '../transport/redis';
+import { digest, type SharedLimitConfig } from '../transport/redis';
 import { SEND_LEDGER } from './ledgerBounds';
 import { clearHeldEntries, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
 import { redisLedgerStore } from './ledgerRedis';
@@ -136,17 +136,16 @@ export interface RunIdentity {
 }
 
 /**
- * Opens the node's ledger for this run; `apiCredentials` (the API-key credential) says whether it
- * is kept in Redis too. Throws RedisUnavailable when that Redis cannot be reached.
+ * Opens the node's ledger for this run; kept in Redis too when the API-key credential shares its
+ * limit (`shared`). Throws RedisUnavailable when that Redis cannot be reached.
  */
-export async function openSendLedger(identity: RunIdentity, apiCredentials?: IDataObject): Promise<SendLedger> {
+export async function openSendLedger(identity: RunIdentity, shared?: SharedLimitConfig): Promise<SendLedger> {
 	const { workflowId, nodeId, executionId, runIndex, isRetry } = identity;
 	const run = `${executionId}\u0000${runIndex}`;
 	const runKey = `${workflowId}\u0000${nodeId}\u0000${run}`;
 	const consult = isRetry || runsThatSent.has(runKey);
 	runsThatSent.add(runKey);
 
-	const shared = apiCredentials ? sharedLimitOf(apiCredentials) : undefined;
 	const redis = shared ? await redisLedgerStore(shared) : undefined;
 	// The digests are those of earlier versions: a retry after an upgrade finds what was sent before it.
 	const keyOf = (identity: string) => digest(`${workflowId}\u0000${nodeId}\u0000${identity}`);

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { planLimits, type SvcContext } from '../transport/credentials';
+import type { SvcContext } from '../transport/credentials';
 import { messageIdentities } from './ledger';
 import { finishSend, isFailure, outputFailure, type ItemFailure } from './outcomes';
 import { sendOnce, type Posted, type SendUnit } from './round';
@@ -69,7 +69,7 @@ export async function postEach<P extends PreparedPost>(
 	};
 	const outcomes = await sendOnce(run, units, {
 		// A bounded window of requests at a time (sending/window.ts), never the whole list.
-		window: sendWindow(planLimits(run.apiCredentials!)),
+		window: sendWindow(run.limits!),
 		postsOf: (pending) => pending,
 		unitsOf: (unit) => [unit],
 		post: postOne,

@@ -1,8 +1,8 @@
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { REDIS_UNAVAILABLE, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
-import { RedisUnavailable } from '../transport/redis';
+import { RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
 import { openSendLedger, type EarlierEntry, type LedgerEntry, type RunIdentity, type SendLedger } from './ledger';
 import type { ItemFailure } from './outcomes';
 
@@ -13,11 +13,11 @@ import type { ItemFailure } from './outcomes';
  */
 export async function openLedger(
 	identity: RunIdentity,
-	apiCredentials: IDataObject,
+	shared: SharedLimitConfig | undefined,
 	{ node, continueOnFail }: { node: INode; continueOnFail: boolean },
 ): Promise<SendLedger> {
 	try {
-		return await openSendLedger(identity, apiCredentials);
+		return await openSendLedger(identity, shared);
 	} catch (error) {
 		// (a NodeOperationError is thrown as it is: its constructor returns it)
 		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);

@@ -3,9 +3,11 @@ import { randomUUID } from 'crypto';
 
 import { agentCapOf, UNCAPPED, type AgentCap } from '../aiTool/agentCap';
 import { getBalance } from '../api/account';
-import { getServiceCredentials, type SvcContext } from '../transport/credentials';
+import { getServiceCredentials, planLimits, type SvcContext } from '../transport/credentials';
 import { wrapError } from '../transport/errors';
+import { sharedLimitOf } from '../transport/redis';
 import { connectKeyLimiter } from '../transport/request';
+import type { PlanLimits } from '../transport/service';
 import { assertBalance } from './balance';
 import { openSendLedger, type RunIdentity, type SendLedger } from './ledger';
 import type { ItemFailure, RunFacts } from './outcomes';
@@ -20,8 +22,8 @@ import { openLedger } from './recovery';
  */
 export interface SendRun extends RunFacts {
 	readonly resendUnknown: boolean;
-	/** the API-key credential (`apiKey` runs): plan and rate for the window */
-	readonly apiCredentials?: IDataObject;
+	/** the API key's plan (`apiKey` runs): the window's size */
+	readonly limits?: PlanLimits;
 	readonly ledger: SendLedger;
 	readonly cap: AgentCap;
 	/** an endpoint function of api/, called with the node run's context */
@@ -75,15 +77,17 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded 
 	let cap = UNCAPPED;
 	if (apiCredentials) {
 		await connectKeyLimiter.call(ctx);
-		ledger = await openLedger(identity, apiCredentials, facts);
-		cap = agentCapOf(ctx, apiCredentials);
+		// The credential's shared Redis, if any: the ledger and the cap keep their counts there too.
+		const shared = sharedLimitOf(apiCredentials);
+		ledger = await openLedger(identity, shared, facts);
+		cap = agentCapOf(ctx, shared);
 	} else {
 		ledger = await openSendLedger(identity);
 	}
 	return {
 		...facts,
 		resendUnknown: kind === 'apiKey' && (ctx.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean),
-		apiCredentials,
+		limits: apiCredentials ? planLimits(apiCredentials) : undefined,
 		ledger,
 		cap,
 		call: async (endpoint, body, itemIndex) => await endpoint(ctx, body, itemIndex),
@@ -100,7 +104,8 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded 
 export async function finishRun(ctx: IExecuteFunctions): Promise<void> {
 	try {
 		const facts = { node: ctx.getNode(), continueOnFail: ctx.continueOnFail() };
-		await (await openLedger(runIdentityOf(ctx), await getServiceCredentials.call(ctx, 'apiKey'), facts)).finish();
+		const shared = sharedLimitOf(await getServiceCredentials.call(ctx, 'apiKey'));
+		await (await openLedger(runIdentityOf(ctx), shared, facts)).finish();
 	} catch {
 		// left open on purpose (see above)
 	}
