@@ -78,6 +78,17 @@ describe('layers', () => {
 		expect(outside.map((file) => relative(NODE, file))).toEqual([]);
 	});
 
+	it("inside sending/, n8n's context reaches only the entries: the rest takes the narrow SendRun", () => {
+		// sendRun.ts reads the context once; postEach.ts is the operations' entry that opens the run;
+		// outcomes.ts's failureOf wraps an error for the executor with the node alone (Pick of getNode).
+		const entries = ['sending/sendRun.ts', 'sending/postEach.ts', 'sending/outcomes.ts'];
+		const withContext = files(join(NODE, 'sending'))
+			.map((file) => relative(NODE, file))
+			.filter((file) => !entries.includes(file))
+			.filter((file) => /\bIExecuteFunctions\b|\bctx\b/.test(readFileSync(join(NODE, file), 'utf8')));
+		expect(withContext).toEqual([]);
+	});
+
 	it("transport/service.ts keeps the service's facts and not-shown assumptions, not this package's tuning", () => {
 		const service = readFileSync(join(NODE, 'transport/service.ts'), 'utf8');
 		const tuning = ['SEND_LEDGER', 'DELIVERY_WAIT', 'BULK_RECIPIENTS_IN_FLIGHT', 'LOGIN_RETRY', 'MEDIA_CHECK', 'TRIGGER_LIMITS'];

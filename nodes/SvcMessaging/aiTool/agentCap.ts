@@ -1,10 +1,10 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkMessageCap } from '../rules/fields';
 import { getServiceCredentials } from '../transport/credentials';
 import { mayHaveBeenProcessed } from '../transport/errors';
-import { sharedLimitOf } from '../transport/redis';
+import { sharedLimitOf, type SharedLimitConfig } from '../transport/redis';
 import { reserveShared } from './sharedCap';
 import { isToolCall } from './toolMode';
 
@@ -74,30 +74,55 @@ function reservation(giveBack: (messages: number) => void, messages: number): Re
 	return { release, releaseRefused: (errors) => release(errors.filter((e) => !mayHaveBeenProcessed(e)).length) };
 }
 
+/** The message cap of one node run: counts messages about to be sent, or refuses them. */
+export interface AgentCap {
+	/**
+	 * Counts `messages` against the execution's cap, or throws (sending nothing) when they do not
+	 * fit. The check and the count are one step (synchronous here, one Lua script in Redis), so
+	 * concurrent tool calls of one execution cannot both pass.
+	 */
+	reserve(messages: number): Promise<Reservation>;
+}
+
+export const UNCAPPED: AgentCap = { reserve: async () => NOTHING };
+
 /**
- * Counts `messages` about to be sent against the execution's cap, or throws (sending nothing)
- * when they do not fit. The check and the count are one step (synchronous here, one Lua script in
- * Redis), so concurrent tool calls of one execution cannot both pass.
+ * The cap of this node run, read once from n8n's context (sending/sendRun.ts); with `shared` (the
+ * API-key credential's shared Redis) the count lives there. The cap's value is checked when something is
+ * to be counted, as the agent's call sends.
  */
-export async function reserveAgentMessages(ctx: IExecuteFunctions, messages: number): Promise<Reservation> {
-	if (messages <= 0 || !isToolCall(ctx)) return NOTHING;
-	const cap = checkMessageCap(ctx.getNode(), ctx.getNodeParameter('maxMessagesPerExecution', 0, DEFAULT_AGENT_MESSAGE_CAP));
+export function agentCapOf(ctx: IExecuteFunctions, shared: SharedLimitConfig | undefined): AgentCap {
+	if (!isToolCall(ctx)) return UNCAPPED;
+	const node = ctx.getNode();
+	const capValue: unknown = ctx.getNodeParameter('maxMessagesPerExecution', 0, DEFAULT_AGENT_MESSAGE_CAP);
 	const executionId = ctx.getExecutionId();
 	const key = executionId ? `${String(ctx.getWorkflow().id ?? '')}\u0000${executionId}` : undefined;
-	const shared = key && cap > 0 ? sharedLimitOf(await getServiceCredentials.call(ctx, 'apiKey')) : undefined;
+	return { reserve: async (messages) => await reserve(node, capValue, key, shared, messages) };
+}
+
+/** One reservation outside a send run (the AI test bed). */
+export async function reserveAgentMessages(ctx: IExecuteFunctions, messages: number): Promise<Reservation> {
+	if (messages <= 0 || !isToolCall(ctx)) return NOTHING;
+	return await agentCapOf(ctx, sharedLimitOf(await getServiceCredentials.call(ctx, 'apiKey'))).reserve(messages);
+}
+
+async function reserve(node: INode, capValue: unknown, key: string | undefined, sharedLimit: SharedLimitConfig | undefined, messages: number): Promise<Reservation> {
+	if (messages <= 0) return NOTHING;
+	const cap = checkMessageCap(node, capValue);
+	const shared = key && cap > 0 ? sharedLimit : undefined;
 	if (key && shared) {
-		const count = await reserveShared(ctx, shared, key, cap, messages);
-		if (count.refusedAt !== undefined) throw capReached(ctx, cap, count.refusedAt, messages);
+		const count = await reserveShared(node, shared, key, cap, messages);
+		if (count.refusedAt !== undefined) throw capReached(node, cap, count.refusedAt, messages);
 		return reservation(count.giveBack, messages);
 	}
 	const now = Date.now();
 	forgetExpired(now);
 	// Without an execution id (MCP Server Trigger) the call is its own scope.
 	const count: Count = (key && counts.get(key)) || { sent: 0, usedAt: now };
-	if (cap > 0 && count.sent + messages > cap) throw capReached(ctx, cap, count.sent, messages);
+	if (cap > 0 && count.sent + messages > cap) throw capReached(node, cap, count.sent, messages);
 	// A count that finds no room is kept nowhere: refused under a cap, sent without one (0).
 	const kept = key !== undefined && (counts.has(key) || makeRoom(now));
-	if (key && !kept && cap > 0) throw tooManyCounted(ctx);
+	if (key && !kept && cap > 0) throw tooManyCounted(node);
 	count.sent += messages;
 	count.usedAt = now;
 	if (key && kept) {
@@ -107,13 +132,13 @@ export async function reserveAgentMessages(ctx: IExecuteFunctions, messages: num
 	return reservation((back) => (count.sent -= back), messages);
 }
 
-function capReached(ctx: IExecuteFunctions, cap: number, sent: number, messages: number): NodeOperationError {
+function capReached(node: INode, cap: number, sent: number, messages: number): NodeOperationError {
 	const left = Math.max(0, cap - sent);
 	const problem =
 		left === 0
 			? `Message limit reached: the SVC Messaging tools may send at most ${cap} message${cap === 1 ? '' : 's'} in one execution, and ${sent} ${sent === 1 ? 'was' : 'were'} sent already. Nothing was sent.`
 			: `This call would send ${messages} messages, but only ${left} of the ${cap} allowed in one execution ${left === 1 ? 'is' : 'are'} left. Nothing was sent.`;
-	const error = new NodeOperationError(ctx.getNode(), problem, {
+	const error = new NodeOperationError(node, problem, {
 		description:
 			left === 0
 				? 'Do not call a sending tool again in this run: tell the user the message limit was reached. The workflow owner can raise "Max Messages per Execution" on the tool (0 = no limit).'
@@ -140,9 +165,9 @@ function makeRoom(now: number): boolean {
 	return true;
 }
 
-function tooManyCounted(ctx: IExecuteFunctions): NodeOperationError {
+function tooManyCounted(node: INode): NodeOperationError {
 	const error = new NodeOperationError(
-		ctx.getNode(),
+		node,
 		`Message limit not counted: this n8n process already counts the messages of ${MAX_EXECUTIONS} executions that used the SVC Messaging tools in the last hour. Nothing was sent.`,
 		{
 			description:

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { digest, redisClient, RedisUnavailable, reasonOf, redisAddress, type SharedLimitConfig } from '../transport/redis';
@@ -34,7 +34,7 @@ const keyOf = (config: SharedLimitConfig, scope: string) => `${config.keyPrefix}
  * Counts `messages` against `cap` in Redis. Fails closed: when Redis cannot be used the call is
  * refused with the Redis error, nothing sent.
  */
-export async function reserveShared(ctx: IExecuteFunctions, config: SharedLimitConfig, scope: string, cap: number, messages: number): Promise<SharedCount> {
+export async function reserveShared(node: INode, config: SharedLimitConfig, scope: string, cap: number, messages: number): Promise<SharedCount> {
 	const key = keyOf(config, scope);
 	let result: number;
 	let client: Awaited<ReturnType<typeof redisClient>>;
@@ -43,7 +43,7 @@ export async function reserveShared(ctx: IExecuteFunctions, config: SharedLimitC
 		result = Number(await client.eval(RESERVE, 1, key, messages, cap, KEEP_MS));
 	} catch (error) {
 		const unavailable = error instanceof RedisUnavailable ? error : new RedisUnavailable(`Lost the connection to Redis at ${redisAddress(config)}`, reasonOf(error));
-		throw new NodeOperationError(ctx.getNode(), unavailable.message, { description: `${unavailable.description} The agents’ message cap is counted there, so the call is refused.` });
+		throw new NodeOperationError(node, unavailable.message, { description: `${unavailable.description} The agents’ message cap is counted there, so the call is refused.` });
 	}
 	if (result < 0) return { refusedAt: -1 - result, giveBack: () => undefined };
 	return {

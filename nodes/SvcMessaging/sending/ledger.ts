@@ -1,7 +1,6 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { randomUUID } from 'crypto';
+import type { IDataObject } from 'n8n-workflow';
 
-import { digest, sharedLimitOf } from '../transport/redis';
+import { digest, type SharedLimitConfig } from '../transport/redis';
 import { SEND_LEDGER } from './ledgerBounds';
 import { clearHeldEntries, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
 import { redisLedgerStore } from './ledgerRedis';
@@ -123,23 +122,30 @@ function sentIn(stored: Stored): SentIn {
 }
 
 /**
- * Opens the node's ledger for this run; `apiCredentials` (the API-key credential) says whether it
- * is kept in Redis too. Throws RedisUnavailable when that Redis cannot be reached.
+ * Who is sending, as the ledger keys it (read once from n8n's context: sending/sendRun.ts). The
+ * execution id is never empty: a call without one (an MCP Server Trigger's tool call, run before
+ * n8n creates its execution) is a run of its own.
  */
-export async function openSendLedger(ctx: IExecuteFunctions, apiCredentials?: IDataObject): Promise<SendLedger> {
-	const workflowId = String(ctx.getWorkflow().id ?? '');
-	const nodeId = ctx.getNode().id;
-	// No execution id: an MCP Server Trigger's tool call, run before n8n creates its execution. Each
-	// such call is a run of its own (one fixed id made every later identical message "already sent").
-	const executionId = ctx.getExecutionId() || `no-execution-${randomUUID()}`;
-	const runIndex = ctx.getWorkflowDataProxy(0).$runIndex ?? 0;
+export interface RunIdentity {
+	workflowId: string;
+	nodeId: string;
+	executionId: string;
+	runIndex: number;
+	/** an execution Retry (n8n's mode `retry`) */
+	isRetry: boolean;
+}
+
+/**
+ * Opens the node's ledger for this run; kept in Redis too when the API-key credential shares its
+ * limit (`shared`). Throws RedisUnavailable when that Redis cannot be reached.
+ */
+export async function openSendLedger(identity: RunIdentity, shared?: SharedLimitConfig): Promise<SendLedger> {
+	const { workflowId, nodeId, executionId, runIndex, isRetry } = identity;
 	const run = `${executionId}\u0000${runIndex}`;
 	const runKey = `${workflowId}\u0000${nodeId}\u0000${run}`;
-	const isRetry = ctx.getMode() === 'retry';
 	const consult = isRetry || runsThatSent.has(runKey);
 	runsThatSent.add(runKey);
 
-	const shared = apiCredentials ? sharedLimitOf(apiCredentials) : undefined;
 	const redis = shared ? await redisLedgerStore(shared) : undefined;
 	// The digests are those of earlier versions: a retry after an upgrade finds what was sent before it.
 	const keyOf = (identity: string) => digest(`${workflowId}\u0000${nodeId}\u0000${identity}`);

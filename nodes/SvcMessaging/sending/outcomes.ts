@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { sendSummary, sharedErrorMessage } from '../rules/errorText';
@@ -22,6 +22,12 @@ export interface ItemFailure {
 	error: NodeApiError | NodeOperationError;
 }
 
+/** What shaping a send's outputs needs of its node run (a SendRun has it). */
+export interface RunFacts {
+	readonly node: INode;
+	readonly continueOnFail: boolean;
+}
+
 /** A prepared item that failed its checks (prepared requests have a body; a failure has none). */
 export function isFailure(prepared: unknown): prepared is ItemFailure {
 	return typeof prepared === 'object' && prepared !== null && 'error' in prepared && 'itemIndex' in prepared && !('body' in prepared);
@@ -32,13 +38,13 @@ export function isFailure(prepared: unknown): prepared is ItemFailure {
  * it one error names every item that was not accepted and says the accepted ones stay sent.
  */
 export function finishSend(
-	ctx: IExecuteFunctions,
+	run: RunFacts,
 	output: INodeExecutionData[],
 	failures: ItemFailure[],
 	acceptedCount: number,
 	noun = 'message',
 ): INodeExecutionData[] {
-	if (failures.length === 0 || ctx.continueOnFail()) return output;
+	if (failures.length === 0 || run.continueOnFail) return output;
 	const first = failures[0].error;
 	// One failure, or one call's failure shared by all its recipients: the service's own error says it best.
 	if (acceptedCount === 0 && failures.every((f) => f.error === first)) {
@@ -51,19 +57,19 @@ export function finishSend(
 		acceptedCount,
 		noun,
 	);
-	const summary = new NodeOperationError(ctx.getNode(), text.message, { description: text.description });
+	const summary = new NodeOperationError(run.node, text.message, { description: text.description });
 	// The summary's code is its items' code when they share one (e.g. INSUFFICIENT_CREDITS), so a
 	// caller deciding on it (an AI agent) sees what happened rather than a generic failure.
 	const codes = new Set(failures.map((f) => errorCodeOf(f.error) ?? INVALID_INPUT));
 	throw withErrorCode(summary, codes.size === 1 ? [...codes][0] : SEVERAL_ERRORS);
 }
 
-export function failureOf(ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemFailure {
+export function failureOf(ctx: Pick<IExecuteFunctions, 'getNode'>, error: unknown, itemIndex: number): ItemFailure {
 	return { ok: false, itemIndex, error: wrapError(ctx, error, itemIndex) };
 }
 
-export function outputFailure(ctx: IExecuteFunctions, failure: ItemFailure, extra: IDataObject = {}): INodeExecutionData {
-	return rejectedItem(failure.error, failure.itemIndex, extra, ctx.getNode().onError === 'continueErrorOutput');
+export function outputFailure(run: RunFacts, failure: ItemFailure, extra: IDataObject = {}): INodeExecutionData {
+	return rejectedItem(failure.error, failure.itemIndex, extra, run.node.onError === 'continueErrorOutput');
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { getServiceCredentials, planLimits, type SvcContext } from '../transport/credentials';
+import type { SvcContext } from '../transport/credentials';
 import { messageIdentities } from './ledger';
-import { failureOf, finishSend, isFailure, outputFailure, type ItemFailure } from './outcomes';
+import { finishSend, isFailure, outputFailure, type ItemFailure } from './outcomes';
 import { sendOnce, type Posted, type SendUnit } from './round';
+import { openSendRun } from './sendRun';
 import { sendWindow } from './window';
 
 /** One item's request, built and checked before anything is sent (its identity in the send ledger). */
@@ -29,7 +30,10 @@ export interface PostEachOptions<P extends PreparedPost> {
 	noun: string;
 	/** "Check Balance Before Sending": the estimate */
 	creditsNeeded?: number;
-	/** see RoundOptions.finishesLater */
+	/**
+	 * The run is not finished when its messages are posted (Send and Wait: it waits for them
+	 * first); the operation calls sendRun.ts's finishRun when it is.
+	 */
 	finishesLater?: boolean;
 }
 
@@ -46,6 +50,7 @@ export async function postEach<P extends PreparedPost>(
 	prepared: Array<P | ItemFailure>,
 	options: PostEachOptions<P>,
 ): Promise<INodeExecutionData[]> {
+	const run = await openSendRun(ctx, { kind: 'apiKey', creditsNeeded: options.creditsNeeded });
 	const identities = messageIdentities(prepared.map((p) => (isFailure(p) ? '' : JSON.stringify(p.body))));
 	const units: Array<ItemUnit<P>> = [];
 	prepared.forEach((p, i) => {
@@ -56,45 +61,37 @@ export async function postEach<P extends PreparedPost>(
 		const { body } = unit.prepared;
 		try {
 			// No copy per item unless something is added.
-			const data = await options.post(ctx, extra ? { ...body, ...extra } : body, unit.itemIndex);
+			const data = await run.call(options.post, extra ? { ...body, ...extra } : body, unit.itemIndex);
 			return [[unit, { ok: true, json: options.accepted(unit.prepared, data ?? {}) }]];
 		} catch (error) {
-			return [[unit, failureOf(ctx, error, unit.itemIndex)]];
+			return [[unit, run.failure(error, unit.itemIndex)]];
 		}
 	};
-	return await sendOnce(
-		ctx,
-		units,
-		{
-			kind: 'apiKey',
-			creditsNeeded: options.creditsNeeded,
-			finishesLater: options.finishesLater,
-			resendUnknown: ctx.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean,
-			// A bounded window of requests at a time (sending/window.ts), never the whole list.
-			window: sendWindow(planLimits(await getServiceCredentials.call(ctx, 'apiKey'))),
-			postsOf: (pending) => pending,
-			unitsOf: (unit) => [unit],
-			post: postOne,
-		},
-		(outcomes) => {
-			// `outcomes` follows `units`, which follow `prepared` without its failed items.
-			let n = 0;
-			const failures: ItemFailure[] = [];
-			let accepted = 0;
-			const output = prepared.map((p, i): INodeExecutionData => {
-				if (isFailure(p)) {
-					failures.push(p);
-					return outputFailure(ctx, p, options.identify(undefined, i));
-				}
-				const outcome = outcomes[n++];
-				if (outcome.ok) {
-					accepted++;
-					return { json: outcome.json, pairedItem: { item: i } };
-				}
-				failures.push(outcome);
-				return outputFailure(ctx, outcome, options.identify(p, i));
-			});
-			return finishSend(ctx, output, failures, accepted, options.noun);
-		},
-	);
+	const outcomes = await sendOnce(run, units, {
+		// A bounded window of requests at a time (sending/window.ts), never the whole list.
+		window: sendWindow(run.limits!),
+		postsOf: (pending) => pending,
+		unitsOf: (unit) => [unit],
+		post: postOne,
+	});
+	// `outcomes` follows `units`, which follow `prepared` without its failed items.
+	let n = 0;
+	const failures: ItemFailure[] = [];
+	let accepted = 0;
+	const output = prepared.map((p, i): INodeExecutionData => {
+		if (isFailure(p)) {
+			failures.push(p);
+			return outputFailure(run, p, options.identify(undefined, i));
+		}
+		const outcome = outcomes[n++];
+		if (outcome.ok) {
+			accepted++;
+			return { json: outcome.json, pairedItem: { item: i } };
+		}
+		failures.push(outcome);
+		return outputFailure(run, outcome, options.identify(p, i));
+	});
+	const result = finishSend(run, output, failures, accepted, options.noun);
+	if (!options.finishesLater) await run.finish();
+	return result;
 }

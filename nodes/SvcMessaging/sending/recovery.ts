@@ -1,10 +1,9 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getServiceCredentials } from '../transport/credentials';
 import { REDIS_UNAVAILABLE, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
-import { RedisUnavailable } from '../transport/redis';
-import { openSendLedger, type EarlierEntry, type LedgerEntry, type SendLedger } from './ledger';
+import { RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
+import { openSendLedger, type EarlierEntry, type LedgerEntry, type RunIdentity, type SendLedger } from './ledger';
 import type { ItemFailure } from './outcomes';
 
 /**
@@ -12,14 +11,18 @@ import type { ItemFailure } from './outcomes';
  * be reached the node fails before sending; with Continue On Fail the ledger stays in this process
  * and each item then fails unsent at the (equally unreachable) shared limiter.
  */
-export async function openLedger(ctx: IExecuteFunctions): Promise<SendLedger> {
+export async function openLedger(
+	identity: RunIdentity,
+	shared: SharedLimitConfig | undefined,
+	{ node, continueOnFail }: { node: INode; continueOnFail: boolean },
+): Promise<SendLedger> {
 	try {
-		return await openSendLedger(ctx, await getServiceCredentials.call(ctx, 'apiKey'));
+		return await openSendLedger(identity, shared);
 	} catch (error) {
-		// (a NodeOperationError, e.g. no credential, is thrown as it is: its constructor returns it)
-		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(ctx.getNode(), error as Error);
-		if (ctx.continueOnFail()) return await openSendLedger(ctx);
-		throw withErrorCode(new NodeOperationError(ctx.getNode(), error.message, { description: error.description }), REDIS_UNAVAILABLE);
+		// (a NodeOperationError is thrown as it is: its constructor returns it)
+		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
+		if (continueOnFail) return await openSendLedger(identity);
+		throw withErrorCode(new NodeOperationError(node, error.message, { description: error.description }), REDIS_UNAVAILABLE);
 	}
 }
 
@@ -29,9 +32,9 @@ export function unknownOutcome(failure: ItemFailure): LedgerEntry {
 }
 
 /** A message an earlier try may have sent: reported, not sent again (unless the user asks). */
-export function unknownOutcomeError(ctx: IExecuteFunctions, earlier: EarlierEntry & { outcome: 'unknown' }, itemIndex: number) {
+export function unknownOutcomeError(node: INode, earlier: EarlierEntry & { outcome: 'unknown' }, itemIndex: number) {
 	const { executionId, at } = earlier.sentIn;
-	const error = new NodeOperationError(ctx.getNode(), `An earlier try may already have sent this message (${earlier.message})`, {
+	const error = new NodeOperationError(node, `An earlier try may already have sent this message (${earlier.message})`, {
 		itemIndex,
 		description:
 			`${earlier.description ? `${earlier.description} ` : ''}The earlier try: execution ${executionId}${at ? ` at ${at}` : ''}. ` +
@@ -42,6 +45,6 @@ export function unknownOutcomeError(ctx: IExecuteFunctions, earlier: EarlierEntr
 }
 
 /** The shared ledger's Redis failed before this item was posted: it fails unsent, saying why. */
-export function ledgerError(ctx: IExecuteFunctions, error: RedisUnavailable, itemIndex: number): NodeOperationError {
-	return withErrorCode(new NodeOperationError(ctx.getNode(), error.message, { itemIndex, description: error.description }), REDIS_UNAVAILABLE);
+export function ledgerError(node: INode, error: RedisUnavailable, itemIndex: number): NodeOperationError {
+	return withErrorCode(new NodeOperationError(node, error.message, { itemIndex, description: error.description }), REDIS_UNAVAILABLE);
 }

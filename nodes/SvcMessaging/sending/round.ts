@@ -1,14 +1,12 @@
-import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
+import type { NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { reserveAgentMessages } from '../aiTool/agentCap';
 import { mayHaveBeenProcessed } from '../transport/errors';
 import { RedisUnavailable } from '../transport/redis';
-import { connectKeyLimiter } from '../transport/request';
-import { assertBalance } from './balance';
-import { openSendLedger, type EarlierEntry, type LedgerEntry } from './ledger';
+import type { EarlierEntry, LedgerEntry } from './ledger';
 import type { ItemFailure, Outcome } from './outcomes';
-import { ledgerError, openLedger, unknownOutcome, unknownOutcomeError } from './recovery';
+import { ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
+import type { SendRun } from './sendRun';
 import { postInWindow, redisLost } from './window';
 
 /** One message (or campaign) of a send, under its identity in the send ledger. */
@@ -26,24 +24,10 @@ export type UnitOutcome = Outcome;
 export type Posted<U> = Array<[unit: U, outcome: UnitOutcome]>;
 
 export interface RoundOptions<U extends SendUnit, W> {
-	/**
-	 * `apiKey`: the API key's ledger (in Redis too when the limit is shared), the key's limiter and
-	 * the agents' message cap. `account`: campaigns, whose ledger stays in this process.
-	 */
-	kind: 'apiKey' | 'account';
-	/** "Check Balance Before Sending": the estimate, checked before anything else */
-	creditsNeeded?: number;
-	/** whether a unit an earlier try may have sent is sent again ("Resend Messages With Unknown Outcome") */
-	resendUnknown: boolean;
 	/** report a unit accepted before with its earlier output as it is, without `alreadySent: true` */
 	repeatedAsIs?: boolean;
 	/** the refusal of a unit an earlier try may have sent (default: unknownOutcomeError) */
 	refuseUnknown?: (earlier: EarlierEntry & { outcome: 'unknown' }, unit: U) => NodeApiError | NodeOperationError;
-	/**
-	 * The run is not finished when its messages are posted (Send and Wait: it waits for them first);
-	 * the operation calls finishRun when it is.
-	 */
-	finishesLater?: boolean;
 	/** how many posts are under way at once (sending/window.ts) */
 	window: number;
 	/** the pending units as posts: one each, or Send Bulk's calls of many */
@@ -55,35 +39,26 @@ export interface RoundOptions<U extends SendUnit, W> {
 	stopOnFailure?: boolean;
 }
 
-/** What the operation makes of the outcomes; it throws when the run fails (see finishSend). */
-export type Conclude<T> = (outcomes: UnitOutcome[]) => T;
-
 /**
  * The send-once round, the only place that decides whether a message goes out:
- * balance (when asked) → ledger look-up → skip what an earlier try sent, refuse what it may have
- * sent → the agents' message cap → per post: "under way" in the ledger, post, record its outcomes.
+ * ledger look-up → skip what an earlier try sent, refuse what it may have sent → the agents'
+ * message cap → per post: "under way" in the ledger, post, record its outcomes. (The balance, the
+ * key's limiter and the ledger were opened with the run: sendRun.ts.)
  *
  * A unit accepted before is reported again (`alreadySent: true`); one whose earlier outcome is
- * unknown (timeout, dropped connection, 5xx) is refused unless `resendUnknown`. `conclude` gets
- * each unit's outcome in the order of `units` (the operation shapes its outputs from them; it is a
- * function rather than a return value because the run is marked finished in the ledger only when
- * it returns: a run that fails must stay open, so that an execution retry finds its sends).
+ * unknown (timeout, dropped connection, 5xx) is refused unless `run.resendUnknown`. Answers each
+ * unit's outcome in the order of `units`. The run is NOT marked finished here: the operation shapes
+ * its outputs from the outcomes and calls `run.finish()` only when that did not fail (a run that
+ * fails must stay open, so that an execution retry finds its sends; Send and Wait finishes after its
+ * wait).
  */
-export async function sendOnce<U extends SendUnit, W, T>(
-	ctx: IExecuteFunctions,
-	units: U[],
-	options: RoundOptions<U, W>,
-	conclude: Conclude<T>,
-): Promise<T> {
-	if (options.creditsNeeded !== undefined) await assertBalance(ctx, options.creditsNeeded);
-	const apiKey = options.kind === 'apiKey';
-	if (apiKey) await connectKeyLimiter.call(ctx);
-	const ledger = apiKey ? await openLedger(ctx) : await openSendLedger(ctx);
+export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], options: RoundOptions<U, W>): Promise<UnitOutcome[]> {
+	const { ledger, node } = run;
 	for (const unit of units) unit.outcome = undefined;
 	// Redis (the shared ledger) failed: these units fail unsent with its error.
 	const failUnsent = (failed: U[], error: unknown) => {
-		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(ctx.getNode(), error as Error);
-		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(ctx, error, unit.itemIndex) };
+		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
+		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(node, error, unit.itemIndex) };
 	};
 	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
 	let pending = units;
@@ -99,8 +74,8 @@ export async function sendOnce<U extends SendUnit, W, T>(
 			if (earlier?.outcome === 'accepted') {
 				const json = options.repeatedAsIs ? earlier.json : { ...earlier.json, alreadySent: true, sentIn: { ...earlier.sentIn } };
 				unit.outcome = { ok: true, json };
-			} else if (earlier?.outcome === 'unknown' && !options.resendUnknown) {
-				const error = options.refuseUnknown?.(earlier, unit) ?? unknownOutcomeError(ctx, earlier, unit.itemIndex);
+			} else if (earlier?.outcome === 'unknown' && !run.resendUnknown) {
+				const error = options.refuseUnknown?.(earlier, unit) ?? unknownOutcomeError(node, earlier, unit.itemIndex);
 				unit.outcome = { ok: false, itemIndex: unit.itemIndex, error };
 			} else {
 				pending.push(unit);
@@ -108,7 +83,7 @@ export async function sendOnce<U extends SendUnit, W, T>(
 		});
 	}
 	// As an AI tool: what this call sends counts against the execution's message cap (or is refused).
-	const cap = apiKey ? await reserveAgentMessages(ctx, pending.length) : undefined;
+	const cap = await run.cap.reserve(pending.length);
 	const record = async (posted: Posted<U>) => {
 		const entries: Array<[string, LedgerEntry | undefined]> = [];
 		for (const [unit, outcome] of posted) {
@@ -117,7 +92,7 @@ export async function sendOnce<U extends SendUnit, W, T>(
 			else if (mayHaveBeenProcessed(outcome.error)) entries.push([unit.identity, unknownOutcome(outcome)]);
 			else {
 				entries.push([unit.identity, undefined]);
-				cap?.release();
+				cap.release();
 			}
 		}
 		await ledger.record(entries);
@@ -131,7 +106,7 @@ export async function sendOnce<U extends SendUnit, W, T>(
 			await ledger.begin(postUnits.map((unit) => unit.identity));
 		} catch (error) {
 			failUnsent(postUnits, error);
-			cap?.release(postUnits.length);
+			cap.release(postUnits.length);
 			return postUnits[0].outcome?.ok === false ? postUnits[0].outcome : undefined;
 		}
 		const posted = await options.post(post);
@@ -150,22 +125,7 @@ export async function sendOnce<U extends SendUnit, W, T>(
 	for (const post of notStarted) {
 		const rest = options.unitsOf(post);
 		for (const unit of rest) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: lost!.error };
-		cap?.release(rest.length);
+		cap.release(rest.length);
 	}
-	const result = conclude(units.map((unit) => unit.outcome!));
-	if (!options.finishesLater) await ledger.finish();
-	return result;
-}
-
-/**
- * Marks this node run finished in the API key's send ledger, when its messages are (a run of
- * `finishesLater`). Should the ledger's Redis be out of reach the run stays open: a retry then
- * still finds its messages, the safe side.
- */
-export async function finishRun(ctx: IExecuteFunctions): Promise<void> {
-	try {
-		await (await openLedger(ctx)).finish();
-	} catch {
-		// left open on purpose (see above)
-	}
+	return units.map((unit) => unit.outcome!);
 }

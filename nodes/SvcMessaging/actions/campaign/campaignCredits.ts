@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { getBalance } from '../../api/account';
 import { analyzeMessage } from '../../rules/segments';
 import { assertBalance } from '../../sending/balance';
 import { INSUFFICIENT_CREDITS, ownErrorCode } from '../../transport/errors';
@@ -26,7 +27,7 @@ export async function checkCampaignBalance(
 	outcome: string,
 ): Promise<void> {
 	try {
-		await assertBalance(ctx, creditsPerRecipient * recipients);
+		await assertBalance(ctx.getNode(), async () => await getBalance(ctx), creditsPerRecipient * recipients);
 	} catch (error) {
 		if (error instanceof NodeOperationError && ownErrorCode(error) === INSUFFICIENT_CREDITS) {
 			error.context.itemIndex = itemIndex;

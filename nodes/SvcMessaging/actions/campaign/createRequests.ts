@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { createCampaign as postCampaign, deleteCampaign, updateCampaign } from '../../api/campaigns';
 import { messageIdentities } from '../../sending/ledger';
 import { sendOnce, type Posted, type UnitOutcome } from '../../sending/round';
+import { openSendRun } from '../../sending/sendRun';
 import { UNKNOWN_OUTCOME, withErrorCode, wrapError } from '../../transport/errors';
 import { checkCampaignBalance, messagePreview } from './campaignCredits';
 import type { PreparedCampaign } from './createBody';
@@ -64,37 +65,28 @@ type CampaignUnit = CampaignToCreate & { identity: string };
  */
 export async function createCampaigns(ctx: IExecuteFunctions, campaigns: CampaignToCreate[]): Promise<Map<CampaignToCreate, UnitOutcome>> {
 	const units: CampaignUnit[] = campaigns.map((c) => ({ ...c, identity: messageIdentities([`${c.itemIndex}\u0000${JSON.stringify(c.prepared.body)}`])[0] }));
-	return await sendOnce(
-		ctx,
-		units,
-		{
-			kind: 'account',
-			resendUnknown: false,
-			repeatedAsIs: true,
-			refuseUnknown: (earlier, unit) =>
-				withErrorCode(
-					new NodeOperationError(ctx.getNode(), earlier.message, { itemIndex: unit.itemIndex, description: earlier.description }),
-					UNKNOWN_OUTCOME,
-				),
-			// One after another; without Continue On Fail the first failure stops the rest.
-			window: 1,
-			stopOnFailure: !ctx.continueOnFail(),
-			postsOf: (pending) => pending,
-			unitsOf: (unit) => [unit],
-			post: async (unit): Promise<Posted<CampaignUnit>> => {
-				const { itemIndex: i, prepared: p } = unit;
-				try {
-					const campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await postCampaign(ctx, p.body, i);
-					return [[unit, { ok: true, json: { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients) } }]];
-				} catch (error) {
-					return [[unit, { ok: false, itemIndex: i, error: wrapError(ctx, error, i) }]];
-				}
-			},
+	const run = await openSendRun(ctx, { kind: 'account' });
+	const outcomes = await sendOnce(run, units, {
+		repeatedAsIs: true,
+		refuseUnknown: (earlier, unit) =>
+			withErrorCode(new NodeOperationError(run.node, earlier.message, { itemIndex: unit.itemIndex, description: earlier.description }), UNKNOWN_OUTCOME),
+		// One after another; without Continue On Fail the first failure stops the rest.
+		window: 1,
+		stopOnFailure: !run.continueOnFail,
+		postsOf: (pending) => pending,
+		unitsOf: (unit) => [unit],
+		post: async (unit): Promise<Posted<CampaignUnit>> => {
+			const { itemIndex: i, prepared: p } = unit;
+			try {
+				const campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await postCampaign(ctx, p.body, i);
+				return [[unit, { ok: true, json: { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients) } }]];
+			} catch (error) {
+				return [[unit, run.failure(error, i)]];
+			}
 		},
-		(outcomes) => {
-			const first = outcomes.find((o) => !o.ok);
-			if (first && !first.ok && !ctx.continueOnFail()) throw first.error;
-			return new Map(units.map((unit, n) => [campaigns[n], outcomes[n]]));
-		},
-	);
+	});
+	const first = outcomes.find((o) => !o.ok);
+	if (first && !first.ok && !run.continueOnFail) throw first.error;
+	await run.finish();
+	return new Map(units.map((unit, n) => [campaigns[n], outcomes[n]]));
 }

@@ -156,7 +156,7 @@ export interface SendMessagesOptions {
 	extraBody?: IDataObject;
 	/** the output field that gets the time the service accepted the message (Send and Wait counts its timeout from it) */
 	acceptedAtField?: string;
-	/** Send and Wait: the run is finished when the wait is (sending/round.ts finishRun) */
+	/** Send and Wait: the run is finished when the wait is (sending/sendRun.ts finishRun) */
 	finishesLater?: boolean;
 }
 

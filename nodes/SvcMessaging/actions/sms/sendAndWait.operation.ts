@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { ItemFailure } from '../../sending/outcomes';
-import { finishRun } from '../../sending/round';
+import { finishRun } from '../../sending/sendRun';
 import { getServiceCredentials } from '../../transport/credentials';
 import { DELIVERY_WAIT } from './deliveryWait';
 import {

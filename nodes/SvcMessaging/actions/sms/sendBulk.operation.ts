@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { unicodeCostNote } from '../../rules/segments';
 import { finishSend, outputFailure, type ItemFailure } from '../../sending/outcomes';
 import { sendOnce } from '../../sending/round';
+import { openSendRun } from '../../sending/sendRun';
 import { getServiceCredentials, planLimits } from '../../transport/credentials';
 import { errorCodeOf } from '../../transport/errors';
 import {
@@ -145,50 +146,47 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 	const limits = planLimits(await getServiceCredentials.call(this, 'apiKey'));
 	hintDuplicates(this, assignIdentities(recipients));
 	hintUnicode(this, recipients);
-	return await sendOnce(
-		this,
-		recipients,
-		{
-			kind: 'apiKey',
-			creditsNeeded: this.getNodeParameter('checkBalance', 0, false) ? creditsOf(recipients) : undefined,
-			resendUnknown: this.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean,
-			// Concurrently through the key's shared limiter, a bounded number of calls at a time.
-			window: bulkCallWindow(limits),
-			postsOf: (pending) => chunksOf(pending, limits.recipientsPerCall),
-			unitsOf: (chunk) => chunk.members.slice(chunk.start, chunk.end),
-			post: async (chunk) => await sendChunk(this, chunk),
-		},
-		(settled) => {
-			const failures: ItemFailure[] = [];
-			const output: INodeExecutionData[] = [];
-			let accepted = 0;
-			let n = 0;
-			// `settled` is in the order of `recipients`, which is the order of the slots.
-			forEachSlot(prepared, (slot) => {
-				if (!slot.recipient) {
-					const failure = slot.failure!;
-					failures.push(failure);
-					output.push(outputFailure(this, failure, slot.phoneNumber !== undefined ? { phoneNumber: String(slot.phoneNumber) } : {}));
-					return;
-				}
-				const recipient = slot.recipient;
-				const outcome = settled[n++];
-				if (outcome.ok) {
-					accepted++;
-					output.push({ json: outcome.json, pairedItem: { item: recipient.itemIndex } });
-					return;
-				}
-				failures.push(outcome);
-				output.push(
-					outputFailure(this, outcome, {
-						phoneNumber: recipient.phoneNumber,
-						errorCode: errorCodeOf(outcome.error) ?? 'REJECTED',
-					}),
-				);
-			});
-			return finishSend(this, output, failures, accepted, 'recipient');
-		},
-	);
+	const run = await openSendRun(this, {
+		kind: 'apiKey',
+		creditsNeeded: this.getNodeParameter('checkBalance', 0, false) ? creditsOf(recipients) : undefined,
+	});
+	const settled = await sendOnce(run, recipients, {
+		// Concurrently through the key's shared limiter, a bounded number of calls at a time.
+		window: bulkCallWindow(limits),
+		postsOf: (pending) => chunksOf(pending, limits.recipientsPerCall),
+		unitsOf: (chunk) => chunk.members.slice(chunk.start, chunk.end),
+		post: async (chunk) => await sendChunk(this, chunk),
+	});
+	const failures: ItemFailure[] = [];
+	const output: INodeExecutionData[] = [];
+	let accepted = 0;
+	let n = 0;
+	// `settled` is in the order of `recipients`, which is the order of the slots.
+	forEachSlot(prepared, (slot) => {
+		if (!slot.recipient) {
+			const failure = slot.failure!;
+			failures.push(failure);
+			output.push(outputFailure(run, failure, slot.phoneNumber !== undefined ? { phoneNumber: String(slot.phoneNumber) } : {}));
+			return;
+		}
+		const recipient = slot.recipient;
+		const outcome = settled[n++];
+		if (outcome.ok) {
+			accepted++;
+			output.push({ json: outcome.json, pairedItem: { item: recipient.itemIndex } });
+			return;
+		}
+		failures.push(outcome);
+		output.push(
+			outputFailure(run, outcome, {
+				phoneNumber: recipient.phoneNumber,
+				errorCode: errorCodeOf(outcome.error) ?? 'REJECTED',
+			}),
+		);
+	});
+	const result = finishSend(run, output, failures, accepted, 'recipient');
+	await run.finish();
+	return result;
 }
 
 /** Duplicates stay messages of their own (as at the service): say so, since it is rarely meant. */

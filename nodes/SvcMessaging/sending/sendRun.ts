@@ -1,0 +1,112 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { randomUUID } from 'crypto';
+
+import { agentCapOf, UNCAPPED, type AgentCap } from '../aiTool/agentCap';
+import { getBalance } from '../api/account';
+import { getServiceCredentials, planLimits, type SvcContext } from '../transport/credentials';
+import { wrapError } from '../transport/errors';
+import { sharedLimitOf } from '../transport/redis';
+import { connectKeyLimiter } from '../transport/request';
+import type { PlanLimits } from '../transport/service';
+import { assertBalance } from './balance';
+import { openSendLedger, type RunIdentity, type SendLedger } from './ledger';
+import type { ItemFailure, RunFacts } from './outcomes';
+import { openLedger } from './recovery';
+
+/**
+ * What one send needs of its node run, gathered once: the node (for errors), Continue On Fail,
+ * "Resend Messages With Unknown Outcome", the opened ledger, the connected key limiter and the
+ * agents' message cap. The round, the window, the ledger and the outputs take this instead of
+ * n8n's whole context. The context itself stays inside, for one thing only: the api/ endpoint
+ * functions need n8n's request helper (`call`).
+ */
+export interface SendRun extends RunFacts {
+	readonly resendUnknown: boolean;
+	/** the API key's plan (`apiKey` runs): the window's size */
+	readonly limits?: PlanLimits;
+	readonly ledger: SendLedger;
+	readonly cap: AgentCap;
+	/** an endpoint function of api/, called with the node run's context */
+	call<T>(endpoint: (ctx: SvcContext, body: IDataObject, itemIndex: number) => Promise<T>, body: IDataObject, itemIndex: number): Promise<T>;
+	/** an error of one item as its outcome (its item index set) */
+	failure(error: unknown, itemIndex: number): ItemFailure;
+	/**
+	 * Marks the run finished in the ledger: an execution Retry then ignores it (after the retry
+	 * window). Called by the operation once its outputs are shaped without an error; a run never
+	 * finished stays open, the safe side (a retry consults its sends).
+	 */
+	finish(): Promise<void>;
+}
+
+export interface SendRunOptions {
+	/**
+	 * `apiKey`: the API key's ledger (in Redis too when the limit is shared), the key's limiter and
+	 * the agents' message cap. `account`: campaigns, whose ledger stays in this process.
+	 */
+	kind: 'apiKey' | 'account';
+	/** "Check Balance Before Sending": the estimate, checked before anything else */
+	creditsNeeded?: number;
+}
+
+/** Who sends, as the ledger keys it. */
+export function runIdentityOf(ctx: IExecuteFunctions): RunIdentity {
+	return {
+		workflowId: String(ctx.getWorkflow().id ?? ''),
+		nodeId: ctx.getNode().id,
+		// No execution id: an MCP Server Trigger's tool call, run before n8n creates its execution. Each
+		// such call is a run of its own (one fixed id made every later identical message "already sent").
+		executionId: ctx.getExecutionId() || `no-execution-${randomUUID()}`,
+		runIndex: ctx.getWorkflowDataProxy(0).$runIndex ?? 0,
+		isRetry: ctx.getMode() === 'retry',
+	};
+}
+
+/**
+ * Opens a send: the balance (when asked) → the key's limiter → the ledger. Throws, nothing sent,
+ * when the balance is short or the shared Redis cannot be reached (without Continue On Fail).
+ */
+export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded }: SendRunOptions): Promise<SendRun> {
+	const node = ctx.getNode();
+	const continueOnFail = ctx.continueOnFail();
+	const facts = { node, continueOnFail };
+	const nodeOf = { getNode: () => node };
+	const apiCredentials = kind === 'apiKey' ? await getServiceCredentials.call(ctx, 'apiKey') : undefined;
+	if (creditsNeeded !== undefined) await assertBalance(node, async () => await getBalance(ctx), creditsNeeded);
+	const identity = runIdentityOf(ctx);
+	let ledger: SendLedger;
+	let cap = UNCAPPED;
+	if (apiCredentials) {
+		await connectKeyLimiter.call(ctx);
+		// The credential's shared Redis, if any: the ledger and the cap keep their counts there too.
+		const shared = sharedLimitOf(apiCredentials);
+		ledger = await openLedger(identity, shared, facts);
+		cap = agentCapOf(ctx, shared);
+	} else {
+		ledger = await openSendLedger(identity);
+	}
+	return {
+		...facts,
+		resendUnknown: kind === 'apiKey' && (ctx.getNodeParameter('options.resendUnknownOutcome', 0, false) as boolean),
+		limits: apiCredentials ? planLimits(apiCredentials) : undefined,
+		ledger,
+		cap,
+		call: async (endpoint, body, itemIndex) => await endpoint(ctx, body, itemIndex),
+		failure: (error, itemIndex) => ({ ok: false, itemIndex, error: wrapError(nodeOf, error, itemIndex) }),
+		finish: async () => await ledger.finish(),
+	};
+}
+
+/**
+ * Marks this node run finished in the API key's send ledger, when its messages are (Send and
+ * Wait: when its wait ends). Should the ledger's Redis be out of reach the run stays open: a retry
+ * then still finds its messages, the safe side.
+ */
+export async function finishRun(ctx: IExecuteFunctions): Promise<void> {
+	try {
+		const facts = { node: ctx.getNode(), continueOnFail: ctx.continueOnFail() };
+		const shared = sharedLimitOf(await getServiceCredentials.call(ctx, 'apiKey'));
+		await (await openLedger(runIdentityOf(ctx), shared, facts)).finish();
+	} catch {
+		// left open on purpose (see above)
+	}
+}
