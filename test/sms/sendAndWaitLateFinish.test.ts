@@ -24,7 +24,8 @@ const parameters = {
 	message: 'Your code is 123456',
 	senderId: noSender,
 	waitMode: 'webhook',
-	timeout: 60,
+	// the shortest wait: its wake-up call (a timer of this process) then keeps jest waiting 5 s, not a minute
+	timeout: 5,
 	options: {},
 };
 const credentials = () => apiKeyCredentials(emu.url, { plan: 'business' });
