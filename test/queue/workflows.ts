@@ -31,46 +31,44 @@ export function webhookWorkflow(name: string, path: string, sendNode: WorkflowJs
 	};
 }
 
-/** SMS → Send, one message per item (no Continue On Fail: a failed item fails the execution). */
-export function smsSendWorkflow(path: string, credential: Credential): WorkflowJson {
-	return webhookWorkflow(`Queue · SMS Send · ${path}`, path, {
-		name: 'Send SMS',
+/** The package's node at the end of the webhook workflow: an SMS operation on the queue's API key. */
+function smsNode(name: string, credential: Credential, parameters: Record<string, unknown>): WorkflowJson['nodes'][number] {
+	return {
+		name,
 		type: NODE_TYPE,
 		typeVersion: 1,
 		position: [440, 0],
 		credentials: { svcMessagingApi: credential },
 		parameters: {
 			resource: 'sms',
-			operation: 'send',
 			phoneNumber: '={{ $json.phone }}',
-			message: '={{ $json.text }}',
 			senderId: { __rl: true, mode: 'id', value: 'SVCTEST' },
 			checkBalance: false,
-			options: { defaultCountry: 'KE', reference: '={{ $json.ref }}' },
+			...parameters,
 		},
+	};
+}
+
+/** SMS → Send, one message per item (no Continue On Fail: a failed item fails the execution). */
+export function smsSendWorkflow(path: string, credential: Credential): WorkflowJson {
+	const send = smsNode('Send SMS', credential, {
+		operation: 'send',
+		message: '={{ $json.text }}',
+		options: { defaultCountry: 'KE', reference: '={{ $json.ref }}' },
 	});
+	return webhookWorkflow(`Queue · SMS Send · ${path}`, path, send);
 }
 
 /** SMS → Send Bulk, one recipient per item. */
 export function smsSendBulkWorkflow(path: string, credential: Credential): WorkflowJson {
-	return webhookWorkflow(`Queue · SMS Send Bulk · ${path}`, path, {
-		name: 'Send Bulk',
-		type: NODE_TYPE,
-		typeVersion: 1,
-		position: [440, 0],
-		credentials: { svcMessagingApi: credential },
-		parameters: {
-			resource: 'sms',
-			operation: 'sendBulk',
-			recipientsSource: 'items',
-			phoneNumber: '={{ $json.phone }}',
-			variablesSource: 'none',
-			message: 'Your parcel is on its way',
-			senderId: { __rl: true, mode: 'id', value: 'SVCTEST' },
-			checkBalance: false,
-			options: { reference: '={{ $json.ref }}' },
-		},
+	const sendBulk = smsNode('Send Bulk', credential, {
+		operation: 'sendBulk',
+		recipientsSource: 'items',
+		variablesSource: 'none',
+		message: 'Your parcel is on its way',
+		options: { reference: '={{ $json.ref }}' },
 	});
+	return webhookWorkflow(`Queue · SMS Send Bulk · ${path}`, path, sendBulk);
 }
 
 // ---------------------------------------------------------------------------------------------
