@@ -5,7 +5,6 @@ import { unicodeCostNote } from '../../rules/segments';
 import { finishSend, outputFailure, type ItemFailure } from '../../sending/outcomes';
 import { sendOnce } from '../../sending/round';
 import { openSendRun } from '../../sending/sendRun';
-import { getServiceCredentials, planLimits } from '../../transport/credentials';
 import { errorCodeOf } from '../../transport/errors';
 import {
 	checkBalanceField,
@@ -143,13 +142,14 @@ export function preparer(this: IExecuteFunctions): (i: number) => ItemRecipients
 export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipients | ItemFailure>): Promise<INodeExecutionData[]> {
 	const recipients: Recipient[] = [];
 	forEachSlot(prepared, (slot) => slot.recipient && recipients.push(slot.recipient));
-	const limits = planLimits(await getServiceCredentials.call(this, 'apiKey'));
 	hintDuplicates(this, assignIdentities(recipients));
 	hintUnicode(this, recipients);
 	const run = await openSendRun(this, {
 		kind: 'apiKey',
 		creditsNeeded: this.getNodeParameter('checkBalance', 0, false) ? creditsOf(recipients) : undefined,
 	});
+	// An API-key run: openSendRun read the plan's limits with the credential.
+	const limits = run.limits!;
 	const settled = await sendOnce(run, recipients, {
 		// Concurrently through the key's shared limiter, a bounded number of calls at a time.
 		window: bulkCallWindow(limits),
