@@ -7,7 +7,7 @@
  *   started every 1000 / rate ms: the least CPU any node can spend per SMS. The CPU ratio of Send
  *   to it is in docs/performance.md.
  * - floorLimited: the floor's requests through the package's limiter design and nothing else: one
- *   Bottleneck job per request (minTime 1000 / rate, maxConcurrent rate) that sends, waits for the
+ *   Bottleneck job per request (minTime 800 / rate, maxConcurrent rate) that sends, waits for the
  *   answer and holds its slot 1 s, every item queued at once (as Send). It against the floor is
  *   what one Bottleneck job per request costs; Send against it is the rest of the package.
  * - loopWait: "Loop Over Items" (batch size 1) → HTTP Request → Wait (1000 / rate ms) → back: one
@@ -87,7 +87,7 @@ async function run(ctx: IExecuteFunctions, s: Settings, items: INodeExecutionDat
 	}
 	if (s.build === 'floorLimited') {
 		let limiter = limiters.get(s.apiKey);
-		if (!limiter) limiters.set(s.apiKey, (limiter = new Bottleneck({ minTime: spacing, maxConcurrent: s.rate })));
+		if (!limiter) limiters.set(s.apiKey, (limiter = new Bottleneck({ minTime: 0.8 * spacing, maxConcurrent: s.rate })));
 		const codes = await Promise.all(items.map(async (item) => await throughSlot(limiter, async () => await post(ctx, s, single(s, item)))));
 		return codes.map((statusCode) => ({ json: { accepted: ok(statusCode), statusCode } }));
 	}

@@ -8,7 +8,8 @@ import { SEED_KEYS } from '../emulator';
 import { apiKeyCredentials, type Plan } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode } from '../helpers/n8n';
-import { laneOf, limiterFor } from '../../nodes/SvcMessaging/transport/limiter';
+import { laneOf } from '../../nodes/SvcMessaging/transport/lanes';
+import { limiterFor } from '../../nodes/SvcMessaging/transport/limiter';
 
 // Delivery lifecycles far in the future: the emulator only answers requests here.
 const emu = useEmulator({ timeScale: 1000, rateLimit: 'sliding-window' });

@@ -9,7 +9,8 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { API_KEY_HEADER, baseUrlOf, decryptedFor, getServiceCredentials, planLimits, CREDENTIAL_TYPES, type AuthKind, type SvcContext } from './credentials';
 import { LOGIN_CODES, LOGIN_FAILED, LOGIN_RATE_LIMITED, REDIS_UNAVAILABLE, serviceError, transportError, withErrorCode } from './errors';
-import { laneOf, limiterFor, type KeyLimiter } from './limiter';
+import { laneOf } from './lanes';
+import { limiterFor, type KeyLimiter } from './limiter';
 import { RedisUnavailable, sharedLimitOf } from './redis';
 
 export interface ApiRequest {
