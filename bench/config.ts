@@ -33,7 +33,7 @@ export const SIZES = {
 	/** Rate rows: N processes on one fresh key, these many Sends in all (split between them). */
 	rate: { counts: [1, 2, 4], items: pick({ free: 20, starter: 60 }, { free: 100, starter: 400 }) },
 	/** Send and the floor at Business pace, in alternating rounds (the machine's load hits both alike). */
-	floor: pick({ items: 100, rounds: 2 }, { items: 1_000, rounds: 4 }),
+	floor: pick({ items: 150, rounds: 3 }, { items: 2_250, rounds: 9 }),
 	/** At Free: one request per item (100 items take 20 s), and Send Bulk's 10,000-row sheet in chunks. */
 	user: pick({ perItem: 20, bulk: 1_000 }, { perItem: 100, bulk: 10_000 }),
 };

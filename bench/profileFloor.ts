@@ -6,7 +6,8 @@
  * - default: the CPU profile's self time by package/file and by function (with (garbage collector));
  * - HEAP=1: bytes allocated, by package and by function (sampling heap profiler, collected objects included);
  * - COUNT=1: async resources created (promises, timers, sockets); COUNT_STACK=1 says where;
- * - NO_PROFILE=1: CPU figures alone (no profiler running).
+ * - NO_PROFILE=1: CPU figures alone (no profiler running);
+ * - AGAINST=floorLimited: the other side is the floor through one Bottleneck job per request.
  * PROFILE_INTERVAL_US (default 200) sets the sampling interval; PROFILE_OUT=dir keeps the .cpuprofile
  * files; MARK=1 prints a line at the end of each round (to split --trace-gc output by side);
  * HEAPSNAP=1 writes a heap snapshot 1.5 s into each side's second round.
@@ -111,6 +112,8 @@ if (process.env.COUNT) {
 		},
 	}).enable();
 }
+const AGAINST = process.env.AGAINST === 'floorLimited' ? 'floorLimited' : 'floor';
+
 async function main() {
 	const perRound = Number(process.argv[2] ?? 250);
 	const rounds = Number(process.argv[3] ?? 4);
@@ -130,7 +133,7 @@ async function main() {
 			return await executeNode(
 				{
 					type: `n8n-nodes-svc-messaging.${BENCH_NODE_NAME}`,
-					parameters: { build: 'floor', url, apiKey: keys.floor, rate: plan.rate, perCall: plan.perCall, message: MESSAGE },
+					parameters: { build: AGAINST, url, apiKey: keys.floor, rate: plan.rate, perCall: plan.perCall, message: MESSAGE },
 					credentials: {},
 				},
 				input,

@@ -79,7 +79,7 @@ export function floorLine(floor: FloorFigures) {
 	if (floor.ratio === undefined) return 'Floor: not run';
 	return (
 		`Floor (same endpoint, same count, Business pace, alternating rounds in one process): Send ${floor.sendCpuMsPerSms} ms CPU per SMS, n8n-core's helpers.httpRequest alone ${floor.floorCpuMsPerSms} ms: ratio ${floor.ratio}. ` +
-		`The floor through one Bottleneck job per request (the slot design alone): ${floor.limitedCpuMsPerSms} ms, ${floor.limitedRatio} × the floor; Send ${floor.sendToLimited} × that`
+		`The floor through one Bottleneck job per request (the slot design alone): ${floor.limitedCpuMsPerSms} ms, ${floor.limitedRatio} × the floor; Send ${floor.sendToLimited} × that (per round ${floor.sendToLimitedByRound?.join(', ') ?? '–'}: median ${floor.sendToLimitedMedian ?? '–'})`
 	);
 }
 

@@ -104,7 +104,7 @@ export function evaluateTargets(byId: Record<string, Row>, shared: Record<string
 	const cmp = comparisons(byId);
 	const freeJobs = ['bulk-free', 'user-bulk-chunks-free'].map((id) => cmp.find((c) => c.id === id)).filter((c) => c !== undefined);
 	const jobLine = (c: (typeof cmp)[number]) => `${c.id}: ${c.accepted}/${c.inputItems} accepted, ${c.lost} lost, ${c.callsPerInputItem} calls/item, ${c.wallS} s`;
-	const floorRan = floor.sendToLimited === undefined ? [] : [floor];
+	const floorRan = floor.sendToLimitedMedian === undefined ? [] : [floor];
 	return [
 		over('rate ≥ 95 % of plan (node scenarios with ≥ 5 calls, not paced by the emulator)', rated, (rs) => rs.every((r) => r.rateRatio! >= 0.95), (rs) => rs.map((r) => `${r.id} ${pct(r.rateRatio)}`).join(', ')),
 		over('0 × 429 (node scenarios)', nodeRows, (rs) => rs.every((r) => r.rateLimited === 0), (rs) => rs.map((r) => `${r.id} ${r.rateLimited}`).join(', ')),
@@ -120,11 +120,11 @@ export function evaluateTargets(byId: Record<string, Row>, shared: Record<string
 		over(
 			// The limiter stays Bottleneck, one job per request (what keeps N requests in any 1,000 ms):
 			// Send is measured against the floor through that one job per request.
-			"Send's CPU per SMS ≤ 1.1 × the floor's through one Bottleneck job per request (Business pace, interleaved)",
+			"Send's CPU per SMS ≤ 1.1 × the floor's through one Bottleneck job per request (Business pace, interleaved; the median of the rounds)",
 			floorRan,
-			([f]) => (f.sendToLimited ?? Infinity) <= 1.1,
+			([f]) => (f.sendToLimitedMedian ?? Infinity) <= 1.1,
 			([f]) =>
-				`Send ${f.sendToLimited ?? '–'} × the floor through one Bottleneck job per request (send-business ${byId['send-business']?.cpuMsPerCall ?? '–'} ms/SMS, floor-limited-business ${byId['floor-limited-business']?.cpuMsPerCall ?? '–'} ms/SMS); against the bare floor (${byId['floor-business']?.cpuMsPerCall ?? '–'} ms/SMS): Send ${f.ratio ?? '–'} ×, the Bottleneck side ${f.limitedRatio ?? '–'} ×`,
+				`Send ${f.sendToLimitedMedian ?? '–'} × the floor through one Bottleneck job per request, the median of ${f.sendToLimitedByRound?.length ?? 0} rounds (${f.sendToLimitedByRound?.join(', ') ?? '–'}; all rounds summed ${f.sendToLimited ?? '–'} ×) (send-business ${byId['send-business']?.cpuMsPerCall ?? '–'} ms/SMS, floor-limited-business ${byId['floor-limited-business']?.cpuMsPerCall ?? '–'} ms/SMS); against the bare floor (${byId['floor-business']?.cpuMsPerCall ?? '–'} ms/SMS): Send ${f.ratio ?? '–'} ×, the Bottleneck side ${f.limitedRatio ?? '–'} ×`,
 		),
 		...memoryTargets(byId),
 		...Object.keys(shared).map((id) =>
