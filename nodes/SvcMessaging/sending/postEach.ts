@@ -69,7 +69,7 @@ export async function postEach<P extends PreparedPost>(
 	};
 	const outcomes = await sendOnce(run, units, {
 		// A bounded window of requests at a time (sending/window.ts), never the whole list.
-		window: sendWindow(run.limits!),
+		window: sendWindow(run.limits),
 		postsOf: (pending) => pending,
 		unitsOf: (unit) => [unit],
 		post: postOne,

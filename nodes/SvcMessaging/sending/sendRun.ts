@@ -38,6 +38,11 @@ export interface SendRun extends RunFacts {
 	finish(): Promise<void>;
 }
 
+/** An API key's run: it has the plan's limits (the window's size, Send Bulk's recipients per call). */
+export interface KeySendRun extends SendRun {
+	readonly limits: PlanLimits;
+}
+
 export interface SendRunOptions {
 	/**
 	 * `apiKey`: the API key's ledger (in Redis too when the limit is shared), the key's limiter and
@@ -65,6 +70,8 @@ export function runIdentityOf(ctx: IExecuteFunctions): RunIdentity {
  * Opens a send: the balance (when asked) → the key's limiter → the ledger. Throws, nothing sent,
  * when the balance is short or the shared Redis cannot be reached (without Continue On Fail).
  */
+export async function openSendRun(ctx: IExecuteFunctions, options: SendRunOptions & { kind: 'apiKey' }): Promise<KeySendRun>;
+export async function openSendRun(ctx: IExecuteFunctions, options: SendRunOptions): Promise<SendRun>;
 export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded }: SendRunOptions): Promise<SendRun> {
 	const node = ctx.getNode();
 	const continueOnFail = ctx.continueOnFail();

@@ -148,8 +148,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 		kind: 'apiKey',
 		creditsNeeded: this.getNodeParameter('checkBalance', 0, false) ? creditsOf(recipients) : undefined,
 	});
-	// An API-key run: openSendRun read the plan's limits with the credential.
-	const limits = run.limits!;
+	const { limits } = run;
 	const settled = await sendOnce(run, recipients, {
 		// Concurrently through the key's shared limiter, a bounded number of calls at a time.
 		window: bulkCallWindow(limits),
