@@ -1,10 +1,10 @@
 /**
  * `npm run demo`: the package working in a real n8n, offline, against the local emulator.
  *
- * Starts the emulator and n8n 1.123.81 (installed into .n8n-e2e/ on first use), loads the package
- * the way a user installs it, and runs the example workflows of examples/ — the same JSON a user
- * imports — printing what each did and what the emulator recorded. Exits 0 when every step did
- * what it should, 1 otherwise.
+ * Starts the emulator and n8n 2.41.1 on Node 24 (`npm run demo:n8n1`: 1.123.81 on Node 20), installed
+ * into .n8n-e2e/ on first use, loads the package the way a user installs it, and runs the example
+ * workflows of examples/ — the same JSON a user imports — printing what each did and what the
+ * emulator recorded. Exits 0 when every step did what it should, 1 otherwise.
  */
 import { join } from 'path';
 

@@ -1,10 +1,11 @@
 /**
- * n8n 1.123.81 in queue mode (main + 2 workers, Redis, PostgreSQL) against the emulator: several
- * executions on one API key at the same time, run by different worker processes, keep to the
- * plan's rate together when the credential's shared rate limit is on. See ./README.md.
+ * A real n8n (2.41.1; 1.123.81 with N8N_E2E_TARGET=1) in queue mode (main + 2 workers, Redis,
+ * PostgreSQL) against the emulator: several executions on one API key at the same time, run by
+ * different worker processes, keep to the plan's rate together when the credential's shared rate
+ * limit is on. See ./README.md.
  */
 import { PLAN_LIMITS } from '../emulator/limits';
-import { CREDENTIAL_IDS, CREDENTIAL_NAMES, http, NODE_TYPE, WEBHOOK_SECRET, type WorkflowJson } from '../e2e/harness';
+import { CREDENTIAL_IDS, CREDENTIAL_NAMES, http, NODE_TYPE, targetInfo, WEBHOOK_SECRET, type WorkflowJson } from '../e2e/harness';
 import { startReceiver } from '../trigger/harness';
 import { exactlyOnce, figures, finishedExecutions, runBatch, say, workerRuns } from './batch';
 import { SHARED_CREDENTIALS, startQueueStack, type QueueStack } from './queueStack';
@@ -14,7 +15,7 @@ const verbose = process.env.QUEUE_VERBOSE === '1';
 
 // ---------------------------------------------------------------------------------------------
 
-describe('n8n 1.123.81 queue mode: main + 2 workers + 2 webhook processes, Redis, PostgreSQL', () => {
+describe(`n8n ${targetInfo().version} queue mode: main + 2 workers + 2 webhook processes, Redis, PostgreSQL`, () => {
 	let stack: QueueStack | undefined;
 
 	beforeAll(async () => {

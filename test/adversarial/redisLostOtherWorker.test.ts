@@ -9,15 +9,15 @@
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
 import { sendWindow } from '../../nodes/SvcMessaging/sending/window';
 import { PLANS } from '../../nodes/SvcMessaging/transport/service';
-import { useRedisBehindProxy } from '../adversarial/redisBehindProxy';
 import { executeNode } from '../helpers/n8n';
-import { sendParameters, smsPerNumber } from './fixtures';
+import { sendParameters, smsPerNumber } from '../sms/fixtures';
+import { useRedisBehindProxy } from './redisBehindProxy';
+import { recordCase } from './tally';
 
 const bed = useRedisBehindProxy('other-worker');
 
 const ITEMS = 40;
 const items = Array.from({ length: ITEMS }, (_, i) => ({ phone: `+2547131${String(i).padStart(5, '0')}` }));
-
 
 it('Redis lost mid-run, then Retry on another worker: the items never started are sent, none twice', async () => {
 	const setup = { parameters: sendParameters(), credentials: bed.credentials(), settings: { onError: 'continueRegularOutput' as const }, executionId: 'other-1' };
@@ -45,4 +45,8 @@ it('Redis lost mid-run, then Retry on another worker: the items never started ar
 	console.log(`Redis lost, Retry on another worker: ${failed.length} failed unsent, ${refused.length} refused as unknown on Retry, ${unsent} without an SMS, ${twice} twice`);
 	expect(twice).toBe(0);
 	expect(unsent).toBe(refused.length);
+	// Every input item ended as an output item of each run.
+	const lost = 2 * ITEMS - out.length - retried.length;
+	expect(lost).toBe(0);
+	recordCase('Redis lost mid-run, then Retry on another worker: the items never started are sent', { sentTwice: twice, lost, forgedAccepted: 0 });
 }, 90_000);
