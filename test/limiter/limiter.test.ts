@@ -48,6 +48,31 @@ describe('no 429 at the plan rate', () => {
 	});
 });
 
+describe('a pause of the event loop mid-send (a long GC, another workflow)', () => {
+	// Requests that came due during the pause start closer together afterwards (the spacing is
+	// 0.8 × 1000/N ms): the N slots, each held 1 s after its answer, must still keep N + 1 out of any
+	// second, even when the emulator (in this process too) handles the queued requests at once.
+	it('60 sends on a Starter key, the loop held 400 ms twice: every one accepted, no 429 against the sliding window', async () => {
+		const holdLoop = (ms: number) => {
+			const until = Date.now() + ms;
+			while (Date.now() < until) {
+				// busy on purpose: nothing else runs meanwhile
+			}
+		};
+		const pauses = [setTimeout(() => holdLoop(400), 700), setTimeout(() => holdLoop(400), 1_600)];
+		const [out] = await executeNode(
+			{
+				parameters: { resource: 'sms', operation: 'send', phoneNumber: '={{ $json.phone }}', message: 'Code 123456', senderId: noSender, options: {} },
+				credentials: credentials(SEED_KEYS.starter, 'starter'),
+			},
+			rows(60),
+		);
+		pauses.forEach(clearTimeout);
+		expect(out.filter((item) => item.json.accepted === true)).toHaveLength(60);
+		expect(sends().map((r) => r.status)).toEqual(Array(60).fill(202));
+	});
+});
+
 describe("Send Bulk makes ⌈items / the plan's recipients per call⌉ calls", () => {
 	const bulk = { resource: 'sms', operation: 'sendBulk', recipientsSource: 'items', phoneNumber: '={{ $json.phone }}', variablesSource: 'none', message: 'Sale today', senderId: noSender, options: {} };
 

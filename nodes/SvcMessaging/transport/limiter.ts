@@ -67,7 +67,7 @@ const SLOT_HOLD_MS = 1_000;
 /**
  * Starts are spaced 0.8 × 1000/N ms: a burst is still spread over the second, and slots that came due
  * while the event loop was held (a GC, another workflow) catch up. At exactly 1000/N no start is made
- * up: a 60 ms pause every 5 s cost 1.5 % of Business's rate. The slots keep N + 1 out of any second.
+ * up: a 60 ms pause every 5 s cost up to 1.5 % of Business's rate. The slots keep N + 1 out of any second.
  */
 const startSpacingMs = (limits: PlanLimits) => 800 / limits.requestsPerSecond;
 
