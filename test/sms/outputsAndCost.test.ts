@@ -1,5 +1,5 @@
 /**
- * What Send and Send Bulk tell the user about what was sent and what it cost, over real HTTP
+ * What Send, Send and Wait and Send Bulk tell the user about what was sent and what it cost, over real HTTP
  * against the emulator (which counts segments on its own): Send's output shows the text as sent;
  * each Send Bulk recipient carries the segments and credits of the text it received; a hint names
  * the characters that make a message Unicode and the credits with and without them; Replace
@@ -8,6 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { useEmulator } from '../helpers/emulatorFixture';
+import { description as sendAndWaitDescription } from '../../nodes/SvcMessaging/actions/sms/sendAndWait.operation';
 import { executeNodeWithHints } from '../helpers/n8n';
 import { apiKeyCredentials, sendBulkParameters, sendParameters, sent } from './fixtures';
 
@@ -19,6 +20,8 @@ const run = async (parameters: IDataObject, items: IDataObject[]) => {
 };
 
 const bulk = sendBulkParameters;
+const sendAndWaitParameters = (extra: IDataObject) =>
+	sendParameters({ operation: 'sendAndWaitForDelivery', waitMode: 'polling', timeout: 30, options: { pollInterval: 1 }, ...extra });
 
 // 100 characters with a curly apostrophe: Unicode, 2 segments; with "'" GSM-7, 1 segment.
 const CURLY = `We’re on our way – see you at 10:00${'.'.repeat(65)}`;
@@ -93,6 +96,36 @@ describe('Unicode cost: the hint and Replace Look-Alike Characters', () => {
 			{ character: '"—" (U+2014)', replacement: '-', count: 1 },
 		]);
 		expect(hints.filter((h) => /Unicode/.test(h))).toEqual([]);
+	});
+
+	it('Send and Wait has the option too (its Unicode hint names it): the service receives GSM-7, the output lists what was replaced', async () => {
+		const optionNames = (sendAndWaitDescription.find((p) => p.name === 'options')?.options as Array<{ name: string }>).map((o) => o.name);
+		expect(optionNames).toContain('replaceLookalikes');
+		const { output, hints } = await executeNodeWithHints(
+			{ parameters: sendAndWaitParameters({ message: CURLY, options: { pollInterval: 1, replaceLookalikes: true } }), credentials: apiKeyCredentials(emu.url) },
+			[{ phone: '+254712345678' }],
+		);
+		expect(emu.control.messages().map((m) => [m.message, m.encoding])).toEqual([[PLAIN, 'GSM7']]);
+		expect(output[0].map((i) => [i.json.status, i.json.replacedCharacters])).toEqual([
+			[
+				'DELIVERED',
+				[
+					{ character: '"’" (U+2019)', replacement: "'", count: 1 },
+					{ character: '"–" (U+2013)', replacement: '-', count: 1 },
+				],
+			],
+		]);
+		expect(hints.filter((h) => /Unicode/.test(h))).toEqual([]);
+	});
+
+	it('Send and Wait: the Unicode hint, but no advice to use Send Bulk (which does not wait for delivery)', async () => {
+		const items = Array.from({ length: 20 }, (_, i) => ({ phone: `+2547123456${String(10 + i)}` }));
+		const waited = await executeNodeWithHints({ parameters: sendAndWaitParameters({ message: CURLY }), credentials: apiKeyCredentials(emu.url) }, items);
+		expect(waited.hints.find((h) => /Unicode/.test(h))).toMatch(/Turn on Options → Replace Look-Alike Characters/);
+		expect(waited.hints.filter((h) => /Send Bulk/.test(h))).toEqual([]);
+		await emu.control.reset();
+		const sentOnly = await run(sendParameters({ message: CURLY }), items);
+		expect(sentOnly.hints.filter((h) => /Send Bulk/.test(h))).toHaveLength(1);
 	});
 
 	it('Send Bulk: the hint for the message, and the option replaces in the message before sending', async () => {

@@ -114,7 +114,7 @@ export const resendUnknownOutcomeOption: INodeProperties = {
 		'Whether a retry sends again the messages whose earlier try may have reached the service (a timeout, a dropped connection or a server error). Off: they are reported as errors and not sent, so nobody gets a message twice.',
 };
 
-/** SMS Send and Send Bulk, both node versions (off: a saved workflow sends as before): typographic look-alikes (rules/gsm7.ts) replaced before sending. */
+/** SMS Send, Send and Wait and Send Bulk, both node versions (off: a saved workflow sends as before): typographic look-alikes (rules/gsm7.ts) replaced before sending. */
 export const replaceLookalikesOption: INodeProperties = {
 	displayName: 'Replace Look-Alike Characters',
 	name: 'replaceLookalikes',

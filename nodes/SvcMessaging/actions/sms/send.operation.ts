@@ -179,7 +179,8 @@ export async function sendMessages(
 		messages.push(p.body.message as string);
 		replacing ||= p.replaced !== undefined;
 	}
-	addSendHints(ctx, messages, replacing);
+	// Send Bulk does not wait for delivery: no use suggesting it to Send and Wait.
+	addSendHints(ctx, messages, replacing, !finishesLater);
 	return await postEach(ctx, prepared, {
 		post: sendSms,
 		noun: 'message',
@@ -208,10 +209,10 @@ export async function sendMessages(
 const BULK_HINT_THRESHOLD = 20;
 
 /** Things users get wrong with Send, shown under the node's output. */
-function addSendHints(ctx: IExecuteFunctions, messages: string[], replacing: boolean) {
+function addSendHints(ctx: IExecuteFunctions, messages: string[], replacing: boolean, suggestBulk: boolean) {
 	const unicode = unicodeCostNote(messages, replacing);
 	if (unicode) ctx.addExecutionHints({ message: unicode, location: 'outputPane' });
-	if (messages.length >= BULK_HINT_THRESHOLD && new Set(messages).size === 1) {
+	if (suggestBulk && messages.length >= BULK_HINT_THRESHOLD && new Set(messages).size === 1) {
 		ctx.addExecutionHints({
 			message: `All ${messages.length} items got the same message: "Send Bulk" sends it to up to the plan's recipients per call in one request, which is much faster.`,
 			location: 'outputPane',

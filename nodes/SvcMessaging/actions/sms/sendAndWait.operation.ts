@@ -9,6 +9,7 @@ import {
 	checkBalanceField,
 	defaultCountryOption,
 	numberCheckOption,
+	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
 } from '../common.descriptions';
 import { ACCEPTED_AT, isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
@@ -81,6 +82,7 @@ const properties: INodeProperties[] = [
 				default: '',
 				description: 'Your own reference (e.g. an order number), returned in delivery reports',
 			},
+			replaceLookalikesOption,
 			resendUnknownOutcomeOption,
 		],
 	},
