@@ -3,7 +3,7 @@
  * that node through one Bottleneck job per request), the same number of SMS at Business pace, in
  * alternating rounds in one process, so the machine's load hits every side alike.
  */
-import { round, type Plan } from './lib';
+import { median, round, type Plan } from './lib';
 import { SIZES } from './config';
 import { nodeRow, type Bench, type Row } from './rows';
 import type { BenchWorker } from './workerProcess';
@@ -26,12 +26,6 @@ export interface FloorFigures {
 	sendToLimitedByRound?: number[];
 	sendToLimitedMedian?: number | null;
 }
-
-const median = (values: number[]) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	const middle = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 const sides = ['send', 'floor', 'floorLimited'] as const;
 export type FloorKeys = Record<(typeof sides)[number], string>;

@@ -130,5 +130,8 @@ export function logFigures(log: LoggedRequest[], rate: number) {
 	};
 }
 
+/** The middle value (the upper of the two middles for an even count), null for none. */
+export const median = (list: number[]) => (list.length ? [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] : null);
+
 export const round = (value: number | null | undefined, digits = 2) =>
 	value === null || value === undefined || !Number.isFinite(value) ? null : Number(value.toFixed(digits));

@@ -5,7 +5,7 @@
  * the processes apart by reference) and its own slots in Redis.
  */
 import { startRedis } from '../test/helpers/services';
-import { clearRequestLog, logFigures, messages, PLANS, requestLog, round, seedAccount, type Plan } from './lib';
+import { clearRequestLog, logFigures, median, messages, PLANS, requestLog, round, seedAccount, type Plan } from './lib';
 import { keyFor, log, SIZES, want } from './config';
 import type { NodeScenario } from './worker';
 import { BenchWorker } from './workerProcess';
@@ -149,7 +149,6 @@ async function processesRow(
 	};
 	const acceptedGaps = gaps(requests.filter((r) => r.status !== null && r.status < 400).map((r) => Date.parse(r.time)));
 	const allGaps = gaps(requests.map((r) => Date.parse(r.time)));
-	const median = (list: number[]) => (list.length ? [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] : null);
 	const spacing = 1000 / plan.rate;
 	if (accepted !== figures.okCalls) log(`bench: ${id}: ${accepted} messages but ${figures.okCalls} accepted requests`);
 	return {
