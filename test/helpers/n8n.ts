@@ -20,6 +20,7 @@ import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 import type { TestCredentials } from './credentials';
 import { TestCredentialsHelper } from './credentialsHelper';
 import { SvcMessaging } from './packageClasses';
+import './processedData';
 
 /**
  * Runs the package's nodes inside n8n-core's own execution contexts (ExecuteContext,

@@ -24,4 +24,15 @@ export const SEND_LEDGER = {
 	redisRetryDelaysMs: [100, 400],
 	/** keys per Redis round trip */
 	redisBatch: 1_000,
+	/** the record in n8n's database without the shared Redis (sending/durableMarks.ts) */
+	durable: {
+		/** marks kept per node (two a message): its last 100,000 messages; n8n rewrites the row whole */
+		maxMarks: 200_000,
+		/** a retry honours marks of this and the previous bucket (12 to 24 hours back) */
+		bucketMs: 12 * 3600 * 1000,
+		/** the least gather before a write: the marks of every post in that time share one write */
+		flushMs: 10,
+		/** …or this many times the last write's duration, when the row has grown costly */
+		flushCostFactor: 4,
+	},
 } as const;

@@ -9,7 +9,9 @@ import { sharedLimitOf } from '../transport/redis';
 import { connectKeyLimiter } from '../transport/request';
 import type { PlanLimits } from '../transport/service';
 import { assertBalance } from './balance';
+import { durableMarks } from './durableMarks';
 import { openSendLedger, type RunIdentity, type SendLedger } from './ledger';
+import { withDurableMarks } from './ledgerDurable';
 import type { ItemFailure, RunFacts } from './outcomes';
 import { openLedger } from './recovery';
 
@@ -87,6 +89,9 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded 
 		// The credential's shared Redis, if any: the ledger and the cap keep their counts there too.
 		const shared = sharedLimitOf(apiCredentials);
 		ledger = await openLedger(identity, shared, facts);
+		// Without the shared Redis, n8n's own database keeps what a restart of n8n would make this
+		// process forget.
+		if (!shared) ledger = withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers));
 		cap = agentCapOf(ctx, shared);
 	} else {
 		ledger = await openSendLedger(identity);

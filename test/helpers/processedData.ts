@@ -1,0 +1,92 @@
+import { createHash } from 'crypto';
+import { DataDeduplicationService } from 'n8n-core';
+import type { DeduplicationItemTypes, DeduplicationScope, ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator, IDeduplicationOutput } from 'n8n-workflow';
+
+/**
+ * n8n's processed-data store (packages/cli's DeduplicationHelper, entries mode, as n8n 2.41.1 has
+ * it) for n8n-core's contexts in jest and the bench: the same context names, md5 hashes, maxEntries
+ * trimming and whole-row reads and writes; the row is kept as its JSON text, as n8n's database
+ * column keeps it, so each call costs what n8n's serialisation costs. Real n8n (e2e) uses its own.
+ */
+class ProcessedDataRows implements IDataDeduplicator {
+	readonly rows = new Map<string, string>();
+	calls = 0;
+	/** when set, every call fails with it (the database unreachable) */
+	failWith?: Error;
+
+	private key(scope: DeduplicationScope, { workflow, node }: ICheckProcessedContextData) {
+		return `${String(workflow.id)}\u0000${scope === 'node' ? `n:${node!.id}` : ''}`;
+	}
+
+	private read(key: string): { mode: string; data: string[] } | undefined {
+		this.calls++;
+		if (this.failWith) throw this.failWith;
+		const text = this.rows.get(key);
+		return text === undefined ? undefined : JSON.parse(text);
+	}
+
+	private static hash(value: DeduplicationItemTypes) {
+		return createHash('md5').update(value.toString()).digest('base64');
+	}
+
+	async checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<IDeduplicationOutput> {
+		if (options.mode !== 'entries') throw new Error('only entries mode is played here');
+		const key = this.key(scope, context);
+		const row = this.read(key) ?? { mode: options.mode, data: [] };
+		const known = new Set(row.data);
+		const out: IDeduplicationOutput = { new: [], processed: [] };
+		items.forEach((item) => {
+			const hash = ProcessedDataRows.hash(item);
+			if (known.has(hash)) out.processed.push(item);
+			else {
+				out.new.push(item);
+				row.data.push(hash);
+			}
+		});
+		if (options.maxEntries) row.data.splice(0, row.data.length - options.maxEntries);
+		this.rows.set(key, JSON.stringify(row));
+		return out;
+	}
+
+	async checkProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData): Promise<IDeduplicationOutput> {
+		const known = new Set(this.read(this.key(scope, context))?.data ?? []);
+		const out: IDeduplicationOutput = { new: [], processed: [] };
+		for (const item of items) (known.has(ProcessedDataRows.hash(item)) ? out.processed : out.new).push(item);
+		return out;
+	}
+
+	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData): Promise<void> {
+		const key = this.key(scope, context);
+		const row = this.read(key);
+		if (!row) return;
+		for (const item of items) {
+			const index = row.data.indexOf(ProcessedDataRows.hash(item));
+			if (index !== -1) row.data.splice(index, 1);
+		}
+		this.rows.set(key, JSON.stringify(row));
+	}
+
+	async clearAllProcessedItems(scope: DeduplicationScope, context: ICheckProcessedContextData): Promise<void> {
+		this.rows.delete(this.key(scope, context));
+	}
+
+	async getProcessedDataCount(scope: DeduplicationScope, context: ICheckProcessedContextData): Promise<number> {
+		return this.read(this.key(scope, context))?.data.length ?? 0;
+	}
+
+	/** Marks held in all rows. */
+	marks(): number {
+		let n = 0;
+		for (const text of this.rows.values()) n += (JSON.parse(text) as { data: string[] }).data.length;
+		return n;
+	}
+}
+
+export const processedData = new ProcessedDataRows();
+
+/** Installs the store in this module registry's n8n-core (once). */
+export function installProcessedData(): void {
+	const service = DataDeduplicationService as unknown as { instance?: unknown };
+	if (!service.instance) void DataDeduplicationService.init(processedData);
+}
+installProcessedData();

@@ -1,0 +1,121 @@
+/**
+ * Never twice after n8n restarts, without the shared Redis: the send ledger's record in n8n's own
+ * database (n8n's processed-data helpers; test/helpers/processedData.ts plays n8n's store here,
+ * e2e runs the real one) outlives the process. A restart is `clearLocalLedger()`: this process
+ * forgets every entry; the database keeps its marks. Every claim is counted at the emulator.
+ */
+import { apiKeyCredentials } from '../helpers/credentials';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { executeNode, type NodeSetup } from '../helpers/n8n';
+import { processedData } from '../helpers/processedData';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
+import { sendBulkParameters, sendParameters } from './fixtures';
+
+const emu = useEmulator({ per: 'test' });
+let run = 0;
+beforeEach(() => {
+	run++;
+	processedData.failWith = undefined;
+});
+
+const phones = (base: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(base + run * 1000 + i).padStart(8, '0')}` }));
+const smsNumbers = () => emu.control.messages().map((m) => m.phoneNumber);
+const countOf = (list: string[]) => list.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>());
+const twice = () => [...countOf(smsNumbers()).values()].filter((n) => n > 1).length;
+const business = () => apiKeyCredentials(emu.url);
+
+async function attempt(setup: NodeSetup, items: object[]) {
+	try {
+		return { output: (await executeNode(setup, items as never))[0] };
+	} catch (error) {
+		return { error: error as Error & { description?: string } };
+	}
+}
+
+describe('SMS → Send, n8n restarted (no Redis), then the execution retried', () => {
+	it('20 accepted, 10 whose answers were lost: the retry sends none again, reports 20 accepted and 10 of unknown outcome', async () => {
+		const items = phones(61_000_000, 30);
+		// The first 20 pass; the next 10 are processed and their connections dropped (as a kill mid-request leaves them).
+		emu.control.addFault({ kind: 'slow', delayMs: 1, pathPrefix: '/api/sms/send-api', count: 20 });
+		emu.control.addFault({ kind: 'drop-after-processing', pathPrefix: '/api/sms/send-api', count: 10 });
+		const settings = { onError: 'continueRegularOutput' as const };
+		const first = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `r-${run}-a`, settings }, items);
+		expect(first.output).toHaveLength(30);
+		expect(smsNumbers()).toHaveLength(30);
+
+		clearLocalLedger();
+		const retry = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `r-${run}-b`, mode: 'retry', settings }, items);
+		const out = retry.output!;
+		expect(out).toHaveLength(30);
+		const before = out.filter((i) => i.json.alreadySent === true);
+		expect(before).toHaveLength(20);
+		for (const item of before) expect(item.json).toMatchObject({ status: 'ACCEPTED', sentIn: { executionId: expect.stringMatching(/n8n’s database/) } });
+		const unknown = out.filter((i) => i.json.errorCode === 'UNKNOWN_OUTCOME');
+		expect(unknown).toHaveLength(10);
+		for (const item of unknown) expect(String(item.json.errorMessage)).toMatch(/being sent when n8n stopped/);
+		out.forEach((item, i) => expect(item.pairedItem).toEqual({ item: i }));
+		expect(smsNumbers()).toHaveLength(30);
+		expect(twice()).toBe(0);
+	});
+
+	it('a retry of an execution that sent nothing sends everything, with no option; a message the service refused is posted again', async () => {
+		const items = phones(62_000_000, 3);
+		// The service refuses the first message (not processed): surely not sent.
+		emu.control.addFault({ kind: 'server-error', status: 503, pathPrefix: '/api/nothing' });
+		const refused = { ...sendParameters(), senderId: { __rl: true, mode: 'id', value: 'ACMEKE' } };
+		const ghana = [{ phone: '+233241000777' }];
+		const first = await attempt({ parameters: refused, credentials: business(), executionId: `n-${run}-a` }, ghana);
+		expect(first.error?.message).toMatch(/INVALID_SENDER_ID|not approved/i);
+		clearLocalLedger();
+		const again = await attempt({ parameters: refused, credentials: business(), executionId: `n-${run}-b`, mode: 'retry' }, ghana);
+		expect(again.error?.message).toMatch(/INVALID_SENDER_ID|not approved/i);
+		expect(emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/sms/send-api')).toHaveLength(2);
+
+		const [out] = await executeNode({ parameters: sendParameters(), credentials: business(), executionId: `n-${run}-c`, mode: 'retry' }, items);
+		expect(out.map((i) => i.json.accepted)).toEqual([true, true, true]);
+		expect(out.some((i) => i.json.alreadySent)).toBe(false);
+		expect(smsNumbers().filter((n) => n.startsWith('+2547'))).toHaveLength(3);
+	});
+
+	it("yesterday's identical messages do not hold a retry back (marks count for 12 to 24 hours)", async () => {
+		const items = phones(63_000_000, 2);
+		await executeNode({ parameters: sendParameters(), credentials: business(), executionId: `y-${run}-a` }, items);
+		clearLocalLedger();
+		const realNow = Date.now.bind(Date);
+		const later = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 25 * 3600 * 1000);
+		try {
+			const [out] = await executeNode({ parameters: sendParameters(), credentials: business(), executionId: `y-${run}-b`, mode: 'retry' }, items);
+			expect(out.every((i) => i.json.accepted === true && i.json.alreadySent === undefined)).toBe(true);
+		} finally {
+			later.mockRestore();
+		}
+		expect(smsNumbers()).toHaveLength(4);
+	});
+
+	it("n8n's database failing before a post: the message fails unsent, nothing is posted", async () => {
+		processedData.failWith = new Error('SQLITE_BUSY: database is locked');
+		const result = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `f-${run}-a` }, phones(64_000_000, 2));
+		expect(result.error).toBeDefined();
+		expect(smsNumbers()).toHaveLength(0);
+	});
+});
+
+describe('Send Bulk, n8n restarted (no Redis), then the execution retried', () => {
+	it('250 recipients, the 2nd of 3 calls answers 500: after the restart the retry sends nobody twice', async () => {
+		const items = phones(65_000_000, 250);
+		const free = apiKeyCredentials(emu.url, { plan: 'free' });
+		const parameters = sendBulkParameters({ variablesSource: 'none', message: 'Flash sale today', options: {} });
+		emu.control.addFault({ kind: 'slow', delayMs: 1, pathPrefix: '/api/sms/send-api' });
+		emu.control.addFault({ kind: 'server-error', pathPrefix: '/api/sms/send-api' });
+		const first = await attempt({ parameters, credentials: free, executionId: `b-${run}-a` }, items);
+		expect(first.error?.message).toMatch(/100 recipient\(s\) were not accepted .*150 were accepted/);
+
+		clearLocalLedger();
+		const retry = await attempt({ parameters, credentials: free, executionId: `b-${run}-b`, mode: 'retry', settings: { onError: 'continueRegularOutput' } }, items);
+		const out = retry.output!;
+		expect(out.filter((i) => i.json.alreadySent === true)).toHaveLength(150);
+		expect(out.filter((i) => i.json.errorCode === 'UNKNOWN_OUTCOME')).toHaveLength(100);
+		expect(smsNumbers()).toHaveLength(150);
+		expect(twice()).toBe(0);
+	}, 60_000);
+});
