@@ -26,6 +26,9 @@ export interface RecordedRequest {
 	credentialType: string;
 }
 
+/** n8n's processed-data store as a set per node (the integration tier plays its rows: test/helpers/processedData.ts). */
+const processed = new Map<string, Set<string>>();
+
 export function fakeContext(options: FakeOptions = {}) {
 	const requests: RecordedRequest[] = [];
 	const credentialReads: string[] = [];
@@ -63,6 +66,16 @@ export function fakeContext(options: FakeOptions = {}) {
 			// API-key requests carry the credential's header themselves (transport/request.ts).
 			httpRequest: async (request: IHttpRequestOptions) =>
 				await answer((request.headers as IDataObject | undefined)?.['x-api-key'] ? 'svcMessagingApi' : 'none', request),
+			checkProcessedAndRecord: async (items: string[]) => {
+				const marks = processed.get(node.id) ?? processed.set(node.id, new Set()).get(node.id)!;
+				const out = { new: [] as string[], processed: [] as string[] };
+				for (const item of items) (marks.has(item) ? out.processed : out.new).push(item);
+				for (const item of out.new) marks.add(item);
+				return out;
+			},
+			removeProcessed: async (items: string[]) => {
+				for (const item of items) processed.get(node.id)?.delete(item);
+			},
 		},
 	} as unknown as IExecuteFunctions;
 	return { ctx, requests, credentialReads, node };

@@ -89,6 +89,8 @@ export interface SendLedger {
 	readonly consult: boolean;
 	/** Entries this run must not send again, in the order of `identities`. Throws RedisUnavailable. */
 	lookup(identities: string[]): Promise<Array<EarlierEntry | undefined>>;
+	/** Whether this process holds any entry of each message (one that applies or not). */
+	held(identities: string[]): boolean[];
 	/**
 	 * Marks messages as under way (in Redis), before they are posted. Throws RedisUnavailable when
 	 * that cannot be written: they must then not be posted.
@@ -193,6 +195,7 @@ export async function openSendLedger(identity: RunIdentity, shared?: SharedLimit
 			const finished = new Map<string, Promise<number | undefined>>();
 			return await Promise.all(found.map(async (stored) => await applies(stored, finished)));
 		},
+		held: (identities) => heldEntries(scopeKey, identities).map(Boolean),
 		async begin(identities) {
 			if (!redis || identities.length === 0) return;
 			const json = JSON.stringify({ run, entry: UNDER_WAY, at: Date.now() } satisfies Stored);

@@ -31,9 +31,12 @@ export function withDurableMarks(ledger: SendLedger, identity: RunIdentity, mark
 	const keyOf = (message: string) => digest(`${identity.workflowId}\u0000${identity.nodeId}\u0000${message}`);
 	return {
 		consult: ledger.consult,
+		held: (identities) => ledger.held(identities),
 		async lookup(identities) {
 			const found = await ledger.lookup(identities);
-			const missing = found.flatMap((entry, i) => (entry ? [] : [i]));
+			// What this process holds it judges itself (a finished run's entry past its hour, for one).
+			const held = ledger.held(identities);
+			const missing = found.flatMap((entry, i) => (entry || held[i] ? [] : [i]));
 			const durable = await marks.lookup(missing.map((i) => keyOf(identities[i])));
 			missing.forEach((i, n) => {
 				if (durable[n] === 'accepted') found[i] = ACCEPTED_BEFORE;
