@@ -10,7 +10,8 @@ import { executeNode } from '../helpers/n8n';
 import { chatSend, errorOf, formTemplate, locator, mapped, OPTED_IN, OPTED_IN_NG, storedTemplate, templateOp, waitUntil } from './helpers';
 
 // Review takes 2 s of emulator time: 200 ms here, long enough to see PENDING first.
-const emu = useEmulator({ timeScale: 0.1 });
+// The review takes 2 s at this scale: long enough that a busy machine still sees the template PENDING before it sends.
+const emu = useEmulator({ timeScale: 1 });
 
 const templateGets = () => emu.control.requests().filter((r) => r.method === 'GET' && r.path === '/api/chat/templates');
 
