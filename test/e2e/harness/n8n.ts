@@ -46,6 +46,8 @@ export class N8n extends N8nClient {
 	private output: string[] = [];
 	private ownFolder: boolean;
 	private brokerPort = 0;
+	/** set by restart(): the package and imports are in the folder already */
+	private restarting = false;
 	readonly timings: Record<string, number> = {};
 
 	private constructor(
@@ -148,10 +150,12 @@ export class N8n extends N8nClient {
 		if (!isInstalled(this.info)) {
 			throw new Error(`n8n ${this.info.version} is not installed: run \`bash scripts/install-n8n.sh ${this.info.target}\``);
 		}
-		await this.installPackage();
-		this.brokerPort = await freePort();
-		if (this.options.credentials?.length) await this.importCredentials(this.options.credentials);
-		if (this.options.workflows?.length) await this.importWorkflows(this.options.workflows);
+		if (!this.restarting) {
+			await this.installPackage();
+			this.brokerPort = await freePort();
+			if (this.options.credentials?.length) await this.importCredentials(this.options.credentials);
+			if (this.options.workflows?.length) await this.importWorkflows(this.options.workflows);
+		}
 		this.timings.importMs = Date.now() - t0;
 		const t1 = Date.now();
 		const command = this.options.command ?? ['start'];
@@ -256,6 +260,22 @@ export class N8n extends N8nClient {
 			} catch {}
 		}
 		return { ...result, runData };
+	}
+
+	/** SIGKILL, as an out-of-memory kill or a container stopped without grace: n8n saves nothing more. */
+	async kill(): Promise<void> {
+		const server = this.server;
+		if (!server) return;
+		const exited = new Promise((resolve) => server.once('exit', resolve));
+		killGroup(server, 'SIGKILL');
+		await exited;
+		this.server = undefined;
+	}
+
+	/** Starts n8n again on the same folder, database and port (after kill()): n8n's own recovery runs. */
+	async restart(): Promise<void> {
+		this.restarting = true;
+		await this.boot();
 	}
 
 	async stop(): Promise<void> {
