@@ -1,6 +1,8 @@
-import { digest } from '../transport/redis';
+import { digest, redisAddress, type SharedLimitConfig } from '../transport/redis';
 import type { DurableMarks } from './durableMarks';
 import type { EarlierEntry, RunIdentity, SendLedger } from './ledger';
+import { SEND_LEDGER } from './ledgerBounds';
+import { redisLedgerStore } from './ledgerRedis';
 
 /** Where a mark in n8n's database came from: it keeps no execution, output or time. */
 const BEFORE_RESTART = { executionId: 'unknown (an earlier try, kept in n8n’s database)' };
@@ -21,14 +23,32 @@ const UNKNOWN_BEFORE: EarlierEntry = {
 	sentIn: BEFORE_RESTART,
 };
 
+function lostWithRedis(config: SharedLimitConfig, since: number): EarlierEntry {
+	return {
+		outcome: 'unknown',
+		message: `Redis at ${redisAddress(config)} lost the send ledger's entry of this message (its data began again at ${new Date(since).toISOString()})`,
+		description:
+			'n8n’s database shows it was being sent before then, and a Redis restarted without persistence forgets what became of it. ' +
+			'Turn on Redis persistence (appendonly yes) so that the ledger outlives a restart of Redis.',
+		sentIn: BEFORE_RESTART,
+	};
+}
+
 /**
- * The send ledger of an n8n without the shared Redis, with its record in n8n's database
- * (durableMarks.ts) beside the in-process one: a retry after n8n restarted finds there what the
- * in-process ledger forgot. Messages are marked under way before they are posted and accepted
- * when they are; the in-process ledger answers first (it keeps the outputs).
+ * The send ledger with its record in n8n's database (durableMarks.ts) beside the in-process one
+ * and, when the limit is shared, beside Redis: messages are marked under way before they are
+ * posted and accepted when they are. What this process holds answers first (it keeps the outputs).
+ *
+ * Without Redis, the marks are what a retry after n8n restarted finds. With Redis, they are read
+ * only when Redis's data began within the ledger's lifetime (its epoch, ledgerRedis.ts: a Redis
+ * restarted without persistence begins again): a message Redis does not know that the marks show
+ * under way is then refused as of unknown outcome, naming the cause, instead of sent again; one
+ * never marked (a first use, an execution that failed before sending) is sent.
  */
-export function withDurableMarks(ledger: SendLedger, identity: RunIdentity, marks: DurableMarks): SendLedger {
+export function withDurableMarks(ledger: SendLedger, identity: RunIdentity, marks: DurableMarks, shared?: SharedLimitConfig): SendLedger {
 	const keyOf = (message: string) => digest(`${identity.workflowId}\u0000${identity.nodeId}\u0000${message}`);
+	const epoch = async () => (shared ? await (await redisLedgerStore(shared)).epoch() : 0);
+	let dated: Promise<number> | undefined;
 	return {
 		consult: ledger.consult,
 		held: (identities) => ledger.held(identities),
@@ -37,14 +57,21 @@ export function withDurableMarks(ledger: SendLedger, identity: RunIdentity, mark
 			// What this process holds it judges itself (a finished run's entry past its hour, for one).
 			const held = ledger.held(identities);
 			const missing = found.flatMap((entry, i) => (entry || held[i] ? [] : [i]));
+			if (missing.length === 0) return found;
+			const since = await epoch();
+			if (shared && Date.now() - since >= SEND_LEDGER.redisTtlMs) return found;
+			const unknown = shared ? lostWithRedis(shared, since) : UNKNOWN_BEFORE;
 			const durable = await marks.lookup(missing.map((i) => keyOf(identities[i])));
 			missing.forEach((i, n) => {
 				if (durable[n] === 'accepted') found[i] = ACCEPTED_BEFORE;
-				else if (durable[n] === 'unknown') found[i] = UNKNOWN_BEFORE;
+				else if (durable[n] === 'unknown') found[i] = unknown;
 			});
 			return found;
 		},
 		async begin(identities) {
+			// Redis's data is dated before anything goes through it, so that a later loss shows.
+			dated ??= epoch();
+			await dated;
 			await ledger.begin(identities);
 			await marks.begin(identities.map(keyOf));
 		},
@@ -57,7 +84,7 @@ export function withDurableMarks(ledger: SendLedger, identity: RunIdentity, mark
 				else if (entry.outcome === 'accepted') accepted.push(keyOf(message));
 			}
 			// The messages were sent: a database failure here must not turn them into errors. Their
-			// marks stay "under way": a retry after a restart reports them as of unknown outcome.
+			// marks stay "under way": a retry that reads them reports them as of unknown outcome.
 			await Promise.all([marks.accepted(accepted), marks.notSent(notSent)]).catch(() => undefined);
 		},
 		finish: async () => await ledger.finish(),

@@ -19,6 +19,12 @@ export interface RedisLedgerStore {
 	 */
 	finishedAt(digest: string): Promise<number | undefined>;
 	markFinished(digest: string, at: number): Promise<void>;
+	/**
+	 * When this Redis's data began (epoch ms): written once, the first time it is asked, and kept
+	 * with no expiry. A Redis restarted without persistence lost it with everything else, so a
+	 * recent time means the ledger's entries before it are gone.
+	 */
+	epoch(): Promise<number>;
 }
 
 export async function redisLedgerStore(config: SharedLimitConfig): Promise<RedisLedgerStore> {
@@ -76,6 +82,14 @@ export async function redisLedgerStore(config: SharedLimitConfig): Promise<Redis
 			const at = Number(value);
 			// Older versions wrote '1': finished, at a time not kept.
 			return Number.isFinite(at) && at > 1 ? at : 0;
+		},
+		async epoch() {
+			const key = `${config.keyPrefix}:epoch`;
+			const value = await tried(async () => {
+				await client.set(key, String(Date.now()), 'NX');
+				return await client.get(key);
+			});
+			return Number(value) || Date.now();
 		},
 		async markFinished(digest, at) {
 			await tried(async () => await client.set(finishedKey(digest), String(at), 'PX', SEND_LEDGER.redisTtlMs));

@@ -89,9 +89,8 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded 
 		// The credential's shared Redis, if any: the ledger and the cap keep their counts there too.
 		const shared = sharedLimitOf(apiCredentials);
 		ledger = await openLedger(identity, shared, facts);
-		// Without the shared Redis, n8n's own database keeps what a restart of n8n would make this
-		// process forget.
-		if (!shared) ledger = withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers));
+		// n8n's own database keeps what a restart of n8n (or of a Redis without persistence) forgets.
+		ledger = withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers), shared);
 		cap = agentCapOf(ctx, shared);
 	} else {
 		ledger = await openSendLedger(identity);
