@@ -51,7 +51,7 @@ async function freshProcessRow(bench: Bench, s: LabelledScenario, v8Flags: strin
 		const row = await nodeRow(bench, s, worker);
 		if (limitMb) row.extra = { ...row.extra, oldSpaceLimitMb: limitMb };
 		const perItem = `${String(row.extra?.liveHeapGrowthMb)} MB = ${String(row.extra?.liveHeapKbPerItem)} KB per item`;
-		log(`bench: ${s.id}: live heap +${perItem} (${String(row.extra?.liveHeapSamples)} samples), heap peak +${String(row.peakHeapGrowthMb ?? '–')} MB, ${row.accepted}/${row.items} accepted, ${row.rateLimited} × 429, ${((row.rateRatio ?? 0) * 100).toFixed(1)} % of the plan`);
+		log(`bench: ${s.id}: live heap +${perItem} (${String(row.extra?.liveHeapSamples)} samples), heap peak +${String(row.peakHeapGrowthMb ?? '–')} MB, ${row.accepted}/${row.items} accepted, ${row.rateLimited} × 429, ${((row.rateRatio ?? 0) * 100).toFixed(1)} % of the plan; send ledger in n8n's database: ${String(row.extra?.durableCalls)} calls, ${String(row.extra?.durableUsPerItem)} µs of CPU per item, rows ${String(row.extra?.durableRowsMb)} MB`);
 		return row;
 	} finally {
 		await worker.stop();

@@ -123,6 +123,10 @@ export async function nodeRow(bench: Bench, s: LabelledScenario, worker: BenchWo
 					liveHeapGcCpuMs: round(result.liveHeapGcCpuMs, 1),
 				}),
 		heapBeforeMb: round(result.heapBeforeMb, 1),
+		// The send ledger's record in n8n's database (its processed-data store): calls and their CPU.
+		durableCalls: result.durable.calls,
+		durableUsPerItem: round((result.durable.busyMs * 1000) / s.items, 1),
+		durableRowsMb: round(result.durable.rowsMb, 2),
 		// Where the time beyond the minimum goes: before the first call arrived, after the last one.
 		firstCallAfterMs: figures.firstArrival === null ? null : figures.firstArrival - result.startedAt,
 		doneAfterLastCallMs: figures.lastArrival === null ? null : result.endedAt - figures.lastArrival,

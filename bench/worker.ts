@@ -78,6 +78,8 @@ export interface WorkerResult {
 	liveHeapSamples: number;
 	/** CPU of the sampler's full GCs (already left out of cpuMs) */
 	liveHeapGcCpuMs: number;
+	/** n8n's processed-data store as the send ledger used it (test/helpers/processedData.ts) */
+	durable: { calls: number; busyMs: number; rowsMb: number };
 	/** highest V8 heap in use while the execution ran (sampled) minus before it; null unless sampleHeap */
 	peakHeapGrowthMb: number | null;
 	executions: ExecutionFigures[];
@@ -150,6 +152,7 @@ function parameters(scenario: NodeScenario, reference: string, url: string): IDa
 
 async function run(scenario: NodeScenario, url: string, barrier = false): Promise<WorkerResult> {
 	const { executeNode, registerNodeType } = await import('../test/helpers/n8n');
+	const { processedData } = await import('../test/helpers/processedData');
 	registerNodeType(BENCH_NODE_NAME, new BenchUserBuild());
 	const executions = scenario.executions ?? 1;
 	const offset = scenario.offset ?? 0;
@@ -157,6 +160,7 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 	const credentials = credentialsFor(scenario, url);
 
 	global.gc?.();
+	processedData.takeStats();
 	const heapBefore = process.memoryUsage().heapUsed;
 	const resettable = resetPeakRss();
 	const rssBefore = process.memoryUsage.rss();
@@ -212,6 +216,7 @@ async function run(scenario: NodeScenario, url: string, barrier = false): Promis
 		liveHeapGrowthMb: live && live.samples ? mb(live.peak - heapBefore) : null,
 		liveHeapSamples: live?.samples ?? 0,
 		liveHeapGcCpuMs: live?.gcCpuMs ?? 0,
+		durable: processedData.takeStats(),
 		peakHeapGrowthMb: heapPeakBytes === undefined ? null : mb(Math.max(heapPeakBytes, heapAfter) - heapBefore),
 		executions: figures,
 	};
