@@ -100,6 +100,27 @@ describe('SMS → Send, n8n restarted (no Redis), then the execution retried', (
 	});
 });
 
+describe('Send and Wait for Delivery, n8n restarted (no Redis), then the execution retried', () => {
+	it('a message n8n’s database knows only as accepted (no message ID) is not sent again, and not reported delivered or not', async () => {
+		const items = phones(66_000_000, 2);
+		const waitParameters = { ...sendParameters(), operation: 'sendAndWaitForDelivery', waitMode: 'polling', timeout: 5, options: { pollInterval: 1 } };
+		// The first execution posted both and was waiting when n8n was killed: its outcomes are in n8n's database only.
+		const first = executeNode({ parameters: waitParameters, credentials: business(), executionId: `w-${run}-a` }, items);
+		for (let i = 0; i < 400 && emu.control.messages().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+		await new Promise((r) => setTimeout(r, 100));
+		clearLocalLedger();
+		const [delivered, notDelivered] = await executeNode(
+			{ parameters: waitParameters, credentials: business(), executionId: `w-${run}-b`, mode: 'retry', settings: { onError: 'continueRegularOutput' } },
+			items,
+		);
+		await first;
+		expect(delivered).toHaveLength(0);
+		expect(notDelivered.map((i) => i.json.errorCode)).toEqual(['UNKNOWN_OUTCOME', 'UNKNOWN_OUTCOME']);
+		for (const item of notDelivered) expect(String(item.json.errorMessage)).toMatch(/keeps no message ID, so its delivery cannot be followed/);
+		expect(smsNumbers()).toHaveLength(2);
+	}, 30_000);
+});
+
 describe('Send Bulk, n8n restarted (no Redis), then the execution retried', () => {
 	it('250 recipients, the 2nd of 3 calls answers 500: after the restart the retry sends nobody twice', async () => {
 		const items = phones(65_000_000, 250);

@@ -23,6 +23,14 @@ const UNKNOWN_BEFORE: EarlierEntry = {
 	sentIn: BEFORE_RESTART,
 };
 
+/** Send and Wait follows each message by its ID, which n8n's database does not keep. */
+const ACCEPTED_UNFOLLOWABLE: EarlierEntry = {
+	outcome: 'unknown',
+	message: 'it was accepted in an earlier try, and n8n’s database keeps no message ID, so its delivery cannot be followed',
+	description: 'It is not sent again. The dashboard’s message log shows its delivery.',
+	sentIn: BEFORE_RESTART,
+};
+
 function lostWithRedis(config: SharedLimitConfig, since: number): EarlierEntry {
 	return {
 		outcome: 'unknown',
@@ -45,7 +53,12 @@ function lostWithRedis(config: SharedLimitConfig, since: number): EarlierEntry {
  * under way is then refused as of unknown outcome, naming the cause, instead of sent again; one
  * never marked (a first use, an execution that failed before sending) is sent.
  */
-export function withDurableMarks(ledger: SendLedger, identity: RunIdentity, marks: DurableMarks, shared?: SharedLimitConfig): SendLedger {
+export function withDurableMarks(
+	ledger: SendLedger,
+	identity: RunIdentity,
+	marks: DurableMarks,
+	{ shared, followsMessages }: { shared?: SharedLimitConfig; followsMessages?: boolean } = {},
+): SendLedger {
 	const keyOf = (message: string) => digest(`${identity.workflowId}\u0000${identity.nodeId}\u0000${message}`);
 	const epoch = async () => (shared ? await (await redisLedgerStore(shared)).epoch() : 0);
 	let dated: Promise<number> | undefined;
@@ -63,7 +76,7 @@ export function withDurableMarks(ledger: SendLedger, identity: RunIdentity, mark
 			const unknown = shared ? lostWithRedis(shared, since) : UNKNOWN_BEFORE;
 			const durable = await marks.lookup(missing.map((i) => keyOf(identities[i])));
 			missing.forEach((i, n) => {
-				if (durable[n] === 'accepted') found[i] = ACCEPTED_BEFORE;
+				if (durable[n] === 'accepted') found[i] = followsMessages ? ACCEPTED_UNFOLLOWABLE : ACCEPTED_BEFORE;
 				else if (durable[n] === 'unknown') found[i] = unknown;
 			});
 			return found;

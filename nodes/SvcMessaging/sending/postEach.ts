@@ -50,7 +50,7 @@ export async function postEach<P extends PreparedPost>(
 	prepared: Array<P | ItemFailure>,
 	options: PostEachOptions<P>,
 ): Promise<INodeExecutionData[]> {
-	const run = await openSendRun(ctx, { kind: 'apiKey', creditsNeeded: options.creditsNeeded });
+	const run = await openSendRun(ctx, { kind: 'apiKey', creditsNeeded: options.creditsNeeded, followsMessages: options.finishesLater });
 	const identities = messageIdentities(prepared.map((p) => (isFailure(p) ? '' : JSON.stringify(p.body))));
 	const units: Array<ItemUnit<P>> = [];
 	prepared.forEach((p, i) => {

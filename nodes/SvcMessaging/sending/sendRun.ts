@@ -53,6 +53,11 @@ export interface SendRunOptions {
 	kind: 'apiKey' | 'account';
 	/** "Check Balance Before Sending": the estimate, checked before anything else */
 	creditsNeeded?: number;
+	/**
+	 * The operation follows each message by its ID after sending (Send and Wait): a message n8n's
+	 * database knows only as accepted (no ID) is then refused as of unknown outcome, not reported sent.
+	 */
+	followsMessages?: boolean;
 }
 
 /** Who sends, as the ledger keys it. */
@@ -74,7 +79,7 @@ export function runIdentityOf(ctx: IExecuteFunctions): RunIdentity {
  */
 export async function openSendRun(ctx: IExecuteFunctions, options: SendRunOptions & { kind: 'apiKey' }): Promise<KeySendRun>;
 export async function openSendRun(ctx: IExecuteFunctions, options: SendRunOptions): Promise<SendRun>;
-export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded }: SendRunOptions): Promise<SendRun> {
+export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded, followsMessages }: SendRunOptions): Promise<SendRun> {
 	const node = ctx.getNode();
 	const continueOnFail = ctx.continueOnFail();
 	const facts = { node, continueOnFail };
@@ -90,7 +95,7 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded 
 		const shared = sharedLimitOf(apiCredentials);
 		ledger = await openLedger(identity, shared, facts);
 		// n8n's own database keeps what a restart of n8n (or of a Redis without persistence) forgets.
-		ledger = withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers), shared);
+		ledger = withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers), { shared, followsMessages });
 		cap = agentCapOf(ctx, shared);
 	} else {
 		ledger = await openSendLedger(identity);
