@@ -92,6 +92,22 @@ describe('SMS → Send, n8n restarted (no Redis), then the execution retried', (
 		expect(smsNumbers()).toHaveLength(4);
 	});
 
+	it("a finished run's marks leave n8n's database after its retry hour, at the node's next write: the row stays small", async () => {
+		const marksNow = () => processedData.marks();
+		const before = marksNow();
+		await executeNode({ parameters: sendParameters(), credentials: business(), executionId: `g-${run}-a` }, phones(67_000_000, 3));
+		expect(marksNow() - before).toBe(6);
+		const realNow = Date.now.bind(Date);
+		const later = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 61 * 60 * 1000);
+		try {
+			await executeNode({ parameters: sendParameters(), credentials: business(), executionId: `g-${run}-b` }, phones(67_000_500, 1));
+		} finally {
+			later.mockRestore();
+		}
+		// The first run's six marks are gone; the second run's two stay for its own hour.
+		expect(marksNow() - before).toBe(2);
+	});
+
 	it("n8n's database failing before a post: the message fails unsent, nothing is posted", async () => {
 		processedData.failWith = new Error('SQLITE_BUSY: database is locked');
 		const result = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `f-${run}-a` }, phones(64_000_000, 2));

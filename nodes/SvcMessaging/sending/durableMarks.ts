@@ -38,6 +38,11 @@ export interface DurableMarks {
 	accepted(digests: string[]): Promise<void>;
 	/** Surely not sent: a retry may send them. */
 	notSent(digests: string[]): Promise<void>;
+	/**
+	 * A run finished: its marks go once its retry window has passed (at the node's next write in
+	 * this process), so that the row, rewritten whole by every call, stays small.
+	 */
+	forgetLater(digestsOf: () => string[]): void;
 }
 
 const OPTIONS = { mode: 'entries' as const, get maxEntries() { return SEND_LEDGER.durable.maxMarks; } };
@@ -51,6 +56,8 @@ class NodeRow {
 	private waiting: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
 	private flushing = false;
 	private lastFlushMs = 0;
+	/** finished runs whose marks go once their retry window has passed, oldest first */
+	private finished: Array<{ at: number; digestsOf: () => string[] }> = [];
 
 	constructor(private helpers: ProcessedData) {}
 
@@ -63,6 +70,22 @@ class NodeRow {
 		const next = this.tail.then(async () => await call(this.helpers));
 		this.tail = next.catch(() => undefined);
 		return next;
+	}
+
+	forgetLater(digestsOf: () => string[]) {
+		this.finished.push({ at: Date.now(), digestsOf });
+	}
+
+	/** Removes the marks of finished runs past their window (n8n searches the row for each mark: small runs only). */
+	private async forgetDue(): Promise<void> {
+		const due = Date.now() - SEND_LEDGER.finishedRunRetryWindowMs;
+		while (this.finished.length > 0 && this.finished[0].at <= due) {
+			const digests = this.finished.shift()!.digestsOf();
+			if (digests.length === 0 || digests.length > SEND_LEDGER.durable.forgetAtMost) continue;
+			const buckets = [halfDay(Date.now()), halfDay(Date.now()) - 1, halfDay(Date.now()) - 2];
+			const marks = digests.flatMap((d) => buckets.flatMap((b) => [mark('u', d, b), mark('a', d, b)]));
+			await this.serial(async (helpers) => await helpers.removeProcessed(marks, 'node', OPTIONS)).catch(() => undefined);
+		}
 	}
 
 	/** Group commit: resolves once a write holding `marks` went through. */
@@ -84,6 +107,7 @@ class NodeRow {
 			const waiting = this.waiting;
 			this.pending = [];
 			this.waiting = [];
+			await this.forgetDue();
 			const started = Date.now();
 			try {
 				await this.serial(async (helpers) => await helpers.checkProcessedAndRecord(marks, 'node', OPTIONS));
@@ -140,5 +164,6 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData): DurableM
 			const buckets = bucketsNow();
 			await node.serial(async (h) => await h.removeProcessed(digests.flatMap((d) => buckets.map((b) => mark('u', d, b))), 'node', OPTIONS));
 		},
+		forgetLater: (digestsOf) => node.forgetLater(digestsOf),
 	};
 }

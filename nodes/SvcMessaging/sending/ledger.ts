@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { digest, type SharedLimitConfig } from '../transport/redis';
 import { SEND_LEDGER } from './ledgerBounds';
-import { clearHeldEntries, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
+import { clearHeldEntries, heldEntries, heldIdentities, holdEntry, RunSet, runFinished } from './ledgerMemory';
 import { redisLedgerStore } from './ledgerRedis';
 
 /**
@@ -91,6 +91,8 @@ export interface SendLedger {
 	lookup(identities: string[]): Promise<Array<EarlierEntry | undefined>>;
 	/** Whether this process holds any entry of each message (one that applies or not). */
 	held(identities: string[]): boolean[];
+	/** The messages this run recorded in this process. */
+	written(): readonly string[];
 	/**
 	 * Marks messages as under way (in Redis), before they are posted. Throws RedisUnavailable when
 	 * that cannot be written: they must then not be posted.
@@ -196,6 +198,7 @@ export async function openSendLedger(identity: RunIdentity, shared?: SharedLimit
 			return await Promise.all(found.map(async (stored) => await applies(stored, finished)));
 		},
 		held: (identities) => heldEntries(scopeKey, identities).map(Boolean),
+		written: () => heldIdentities(runKey),
 		async begin(identities) {
 			if (!redis || identities.length === 0) return;
 			const json = JSON.stringify({ run, entry: UNDER_WAY, at: Date.now() } satisfies Stored);

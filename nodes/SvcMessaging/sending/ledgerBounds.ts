@@ -34,5 +34,7 @@ export const SEND_LEDGER = {
 		flushMs: 10,
 		/** …or this many times the last write's duration, when the row has grown costly */
 		flushCostFactor: 4,
+		/** a finished run of at most this many messages has its marks removed after its retry window (n8n searches the row for each) */
+		forgetAtMost: 2_000,
 	},
 } as const;

@@ -65,6 +65,7 @@ export function withDurableMarks(
 	return {
 		consult: ledger.consult,
 		held: (identities) => ledger.held(identities),
+		written: () => ledger.written(),
 		async lookup(identities) {
 			const found = await ledger.lookup(identities);
 			// What this process holds it judges itself (a finished run's entry past its hour, for one).
@@ -100,6 +101,12 @@ export function withDurableMarks(
 			// marks stay "under way": a retry that reads them reports them as of unknown outcome.
 			await Promise.all([marks.accepted(accepted), marks.notSent(notSent)]).catch(() => undefined);
 		},
-		finish: async () => await ledger.finish(),
+		async finish() {
+			await ledger.finish();
+			// A finished run is re-run by a retry only within its hour (the node succeeded, then n8n
+			// crashed before saving): its marks then go, or every later call would cost more. A retry's
+			// run stays open (a second Retry must find what it sent), as in the ledger.
+			if (!identity.isRetry) marks.forgetLater(() => ledger.written().map(keyOf));
+		},
 	};
 }

@@ -155,6 +155,11 @@ export function heldEntries(scopeKey: string, identities: string[]): Array<{ run
 	});
 }
 
+/** The messages a run wrote, as it wrote them (shared, not copied; empty once evicted). */
+export function heldIdentities(runKey: string): readonly string[] {
+	return runs.get(runKey)?.identities ?? [];
+}
+
 /** The run finished: its entries are the first to go when the bound is reached. */
 export function runFinished(runKey: string): void {
 	const record = runs.get(runKey);
