@@ -40,6 +40,8 @@ describe('Create', () => {
 			category: 'UTILITY',
 			language: 'en',
 			createdAt: expect.any(String),
+			// what was created, as sent
+			components: storedTemplate(emu, 'order_update')?.components,
 		});
 		expect(storedTemplate(emu, 'order_update')?.components).toEqual([
 			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}' },
