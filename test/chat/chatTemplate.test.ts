@@ -113,6 +113,24 @@ describe('Create', () => {
 	});
 });
 
+describe('component types as typed', () => {
+	it('lower-case component, format and button types are sent upper-cased (the service refuses them otherwise)', async () => {
+		const components = [
+			{ type: 'header', format: 'text', text: 'Order {{1}}' },
+			{ type: 'Body', text: 'Hi {{1}}, your order {{2}} has shipped.' },
+			{ type: 'buttons', buttons: [{ type: 'quick_reply', text: 'Thanks' }] },
+		];
+		const [[out]] = await templateOp(emu.url, 'create', jsonTemplate('order_case', components));
+		const sent = [
+			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}' },
+			{ type: 'BODY', text: 'Hi {{1}}, your order {{2}} has shipped.' },
+			{ type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Thanks' }] },
+		];
+		expect(out.json).toMatchObject({ status: 'PENDING', components: sent });
+		expect(storedTemplate(emu, 'order_case')?.components).toEqual(sent);
+	});
+});
+
 describe('structure rules: refused before sending, by component and rule', () => {
 	const vars = (n: number) => `Hi ${Array.from({ length: n }, (_, k) => `{{${k + 1}}}`).join(' ')}.`;
 	const buttons = (...list: IDataObject[]) => ({ buttons: { button: list } });

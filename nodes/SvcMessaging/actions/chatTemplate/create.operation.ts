@@ -6,6 +6,7 @@ import { createTemplate } from '../../api/chat';
 import { keepFixedHint } from '../../rules/expressionPlaceholders';
 import { parseItem } from '../../rules/fields';
 import { newTemplateName } from '../../rules/templateMessage';
+import { canonicalComponents } from '../../rules/templateComponents';
 import { checkTemplate } from '../../rules/templateRules';
 import { checkLanguageCode, TEMPLATE_CATEGORIES, TEMPLATE_LIMITS } from '../../rules/templateText';
 import type { ItemFailure } from '../../sending/outcomes';
@@ -192,7 +193,7 @@ function templateRequest(ctx: IExecuteFunctions, i: number): PreparedPost {
 	placeholdersKept(ctx, source === 'json' ? { componentsJson: 'Components (JSON)' } : FORM_LABELS)(i);
 	const components = source === 'json' ? componentsFromJson(ctx, i) : componentsFromForm(ctx, i);
 	checkTemplate(node, i, head.name, head.category, components);
-	const body: IDataObject = { name: head.name, category: head.category, language, components: components as IDataObject[] };
+	const body: IDataObject = { name: head.name, category: head.category, language, components: canonicalComponents(components as IDataObject[]) as IDataObject[] };
 	return { body };
 }
 
