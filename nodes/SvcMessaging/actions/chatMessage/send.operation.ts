@@ -34,6 +34,7 @@ export const recipientTypeField: INodeProperties = {
 	name: 'recipientType',
 	type: 'options',
 	default: 'individual',
+	description: "Whether the phone number is one person's chat (Individual) or a chat group's (Group), as the service's recipientType",
 	options: [
 		{ name: 'Individual', value: 'individual' },
 		{ name: 'Group', value: 'group' },
@@ -168,6 +169,7 @@ const properties: INodeProperties[] = [
 			},
 			defaultCountryOption,
 			chatNumberCheckOption,
+			resendUnknownOutcomeOption,
 			{
 				displayName: 'Verify Media Link',
 				name: 'verifyMediaLink',
@@ -176,7 +178,6 @@ const properties: INodeProperties[] = [
 				description:
 					'Whether to check the media link with a HEAD request before sending: it must answer, with an allowed content type and within the size limit (image 5 MB, document 100 MB, video 16 MB)',
 			},
-			resendUnknownOutcomeOption,
 		],
 	},
 ];

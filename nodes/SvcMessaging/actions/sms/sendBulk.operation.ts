@@ -123,8 +123,8 @@ const properties: INodeProperties[] = [
 				description: 'Your reference for the batch, returned in delivery reports',
 			},
 			replaceLookalikesOption,
-			scheduledAtOption,
 			resendUnknownOutcomeOption,
+			scheduledAtOption,
 		],
 	},
 ];
