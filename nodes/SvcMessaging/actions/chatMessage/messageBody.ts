@@ -71,6 +71,15 @@ export function acceptedChatMessage({ body }: PreparedPost, data: IDataObject): 
 		...data,
 		type: body.type,
 		recipientType: body.recipientType,
-		...(body.type === 'template' ? { templateName: (body.template as IDataObject).name } : {}),
+		...(body.type === 'template' ? { templateName: (body.template as IDataObject).name, templateVariables: sentVariables(body.template as IDataObject) } : {}),
 	};
+}
+
+/** The values a template message filled, by the mapper's field ids (`header_1`, `body_2`). */
+function sentVariables(template: IDataObject): IDataObject {
+	const values: IDataObject = {};
+	for (const component of (template.components as IDataObject[] | undefined) ?? []) {
+		((component.parameters as IDataObject[] | undefined) ?? []).forEach((parameter, k) => (values[`${String(component.type)}_${k + 1}`] = parameter.text));
+	}
+	return values;
 }
