@@ -111,8 +111,14 @@ describe('message types', () => {
 			],
 		);
 		expect(out[0].map((o) => o.json)).toEqual([
-			expect.objectContaining({ accepted: true, type: 'template', templateName: 'order_shipped', phoneNumber: OPTED_IN }),
-			expect.objectContaining({ accepted: true, type: 'template', templateName: 'order_shipped', phoneNumber: OPTED_IN_NG }),
+			expect.objectContaining({
+				accepted: true,
+				type: 'template',
+				templateName: 'order_shipped',
+				phoneNumber: OPTED_IN,
+				templateVariables: { header_1: 'A-1', body_1: 'Amina', body_2: 'A-1', body_3: 'today' },
+			}),
+			expect.objectContaining({ accepted: true, type: 'template', templateName: 'order_shipped', phoneNumber: OPTED_IN_NG, templateVariables: expect.objectContaining({ body_1: 'Chidi' }) }),
 		]);
 		expect(emu.control.chatMessages().map((m) => m.content)).toEqual([
 			{
