@@ -57,10 +57,8 @@ function hostParts(host: string): Partial<SharedLimitConfig> {
 	if (scheme && scheme !== 'redis' && scheme !== 'rediss') {
 		throw new RedisUnavailable('"Redis Host" holds a URL that is not a Redis URL', `the URL starts with ${scheme}://; enter the Redis server's host name, or a redis:// or rediss:// URL`, true);
 	}
-	let url: URL;
-	try {
-		url = new URL(scheme ? host : `redis://${host}`);
-	} catch {
+	const url = urlOf(scheme ? host : `redis://${host}`);
+	if (!url) {
 		throw new RedisUnavailable('"Redis Host" holds a URL that cannot be read', 'enter the host name alone (and the port, user and password in their own fields), or a whole redis://user:password@host:port/database URL', true);
 	}
 	const database = url.pathname.replace(/^\/+|\/+$/g, '');
@@ -69,11 +67,28 @@ function hostParts(host: string): Partial<SharedLimitConfig> {
 	}
 	const parts: Partial<SharedLimitConfig> = { host: url.hostname.replace(/^\[|\]$/g, '') };
 	if (url.port) parts.port = Number(url.port);
-	if (url.username) parts.user = decodeURIComponent(url.username);
-	if (url.password) parts.password = decodeURIComponent(url.password);
+	if (url.username) parts.user = decoded(url.username);
+	if (url.password) parts.password = decoded(url.password);
 	if (database !== '') parts.database = Number(database);
 	if (scheme === 'rediss') parts.tls = true;
 	return parts;
+}
+
+function urlOf(text: string): URL | undefined {
+	try {
+		return new URL(text);
+	} catch {
+		return undefined;
+	}
+}
+
+/** A URL's user or password as typed: `%40` is `@`; a stray `%` stays as it is. */
+function decoded(text: string): string {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return text;
+	}
 }
 
 /** Where the config points, for messages (no user or password). */
