@@ -8,7 +8,7 @@ import { postEach, type PreparedPost } from '../../sending/postEach';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
 import { defaultCountryOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
-import { changedInV2 } from '../versions';
+import { changedInV2, isV2 } from '../versions';
 import { acceptedChatMessage, MEDIA_TYPES, newSendCache, prepareChatMessage } from './messageBody';
 
 const MESSAGE_TYPE_OPTIONS_V2 = [
@@ -197,10 +197,11 @@ export function preparer(this: IExecuteFunctions): (i: number) => Promise<Prepar
 
 export async function send(this: IExecuteFunctions, prepared: Array<PreparedPost | ItemFailure>): Promise<INodeExecutionData[]> {
 	const sandbox = isSandboxKey(await getServiceCredentials.call(this, 'apiKey'));
+	const v2 = isV2(this);
 	return await postEach(this, prepared, {
 		post: sendChatMessage,
 		noun: 'chat message',
-		accepted: (message, data) => (sandbox ? { ...acceptedChatMessage(message, data), sandbox: true } : acceptedChatMessage(message, data)),
+		accepted: (message, data) => (sandbox ? { ...acceptedChatMessage(message, data, v2), sandbox: true } : acceptedChatMessage(message, data, v2)),
 		identify: (message, i) =>
 			message ? { phoneNumber: message.body.phoneNumber, type: message.body.type } : { phoneNumber: this.getNodeParameter('phoneNumber', i, '') },
 	});
