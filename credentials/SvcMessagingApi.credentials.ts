@@ -13,7 +13,8 @@ const REDIS_FIELDS: INodeProperties[] = [
 		type: 'string',
 		default: 'localhost',
 		required: true,
-		description: 'Host name or IP address of the Redis server every n8n process can reach',
+		description:
+			'Host name or IP address of the Redis server every n8n process can reach. A pasted redis:// or rediss:// URL works too: its user, password, port, database and TLS replace the fields below.',
 	},
 	{ displayName: 'Redis Port', name: 'redisPort', type: 'number', default: 6379 },
 	{

@@ -87,6 +87,23 @@ describe('message types', () => {
 		]);
 	});
 
+	it('version 2 (Send Template): the output names the values sent, by field id (version 1 outputs as before)', async () => {
+		await approvedTemplate(emu, 'order_shipped', [
+			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}.' },
+			{ type: 'BODY', text: 'Hi {{1}}, order {{2}} ships today.' },
+		]);
+		const parameters = {
+			resource: 'chatMessage',
+			operation: 'sendTemplate',
+			phoneNumber: OPTED_IN,
+			template: locator('order_shipped'),
+			templateVariables: mapped({ header_1: 'A-1', body_1: '={{ $json.name }}', body_2: 'A-1' }),
+			options: {},
+		};
+		const [[item]] = await executeNode({ parameters, credentials: apiKeyCredentials(emu.url), typeVersion: 2 }, [{ name: 'Amina' }]);
+		expect(item.json).toMatchObject({ accepted: true, templateName: 'order_shipped', templateVariables: { header_1: 'A-1', body_1: 'Amina', body_2: 'A-1' } });
+	});
+
 	it('sends an approved template with its header and body variables mapped from the items', async () => {
 		await approvedTemplate(emu, 'order_shipped', [
 			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}.' },

@@ -40,6 +40,8 @@ describe('Create', () => {
 			category: 'UTILITY',
 			language: 'en',
 			createdAt: expect.any(String),
+			// what was created, as sent
+			components: storedTemplate(emu, 'order_update')?.components,
 		});
 		expect(storedTemplate(emu, 'order_update')?.components).toEqual([
 			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}' },
@@ -108,6 +110,24 @@ describe('Create', () => {
 			'Item 1: Template "second" breaks 1 structure rule: BODY: variables must be numbered from {{1}} without gaps (missing {{1}})',
 		);
 		expect(templatePosts()).toHaveLength(0);
+	});
+});
+
+describe('component types as typed', () => {
+	it('lower-case component, format and button types are sent upper-cased (the service refuses them otherwise)', async () => {
+		const components = [
+			{ type: 'header', format: 'text', text: 'Order {{1}}' },
+			{ type: 'Body', text: 'Hi {{1}}, your order {{2}} has shipped.' },
+			{ type: 'buttons', buttons: [{ type: 'quick_reply', text: 'Thanks' }] },
+		];
+		const [[out]] = await templateOp(emu.url, 'create', jsonTemplate('order_case', components));
+		const sent = [
+			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}' },
+			{ type: 'BODY', text: 'Hi {{1}}, your order {{2}} has shipped.' },
+			{ type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Thanks' }] },
+		];
+		expect(out.json).toMatchObject({ status: 'PENDING', components: sent });
+		expect(storedTemplate(emu, 'order_case')?.components).toEqual(sent);
 	});
 });
 

@@ -76,9 +76,9 @@ describe('template picker and variable mapper', () => {
 		);
 		expect(fields.fields.map((f) => [f.id, f.displayName, f.required, f.type])).toEqual([
 			// The template's text around each variable: the user sees what each value is for.
-			['header_1', 'Code for {{1}}. (Header)', true, 'string'],
-			['body_1', 'Your code is {{1}}. It expires in… (Body)', true, 'string'],
-			['body_2', '…It expires in {{2}} minutes. {{1}}. (Body)', true, 'string'],
+			['header_1', 'Header {{1}}: Code for ___.', true, 'string'],
+			['body_1', 'Body {{1}}: Your code is ___. It expires in…', true, 'string'],
+			['body_2', 'Body {{2}}: …It expires in ___ minutes. {{1}}.', true, 'string'],
 		]);
 
 		// The fields, saved as the editor saves them, send the message.

@@ -9,6 +9,7 @@
 import { join } from 'path';
 
 import { SEED_KEYS } from '../emulator/seed';
+import { rejection } from './demoText';
 
 import {
 	asWebhookWorkflow,
@@ -130,7 +131,7 @@ async function bulkFromList(stack: Stack) {
 	const output = items(execution, 'Send Bulk SMS');
 	const customers = items(execution, 'One Item per Customer');
 	table(
-		output.map((o, i) => ({ name: customers[i]?.name, ...o, result: o.accepted ? 'accepted' : `${o.errorCode ?? ''} ${o.errorMessage ?? o.error ?? ''}` })),
+		output.map((o, i) => ({ name: customers[i]?.name, ...o, result: o.accepted ? 'accepted' : rejection(o) })),
 		['name', 'phoneNumber', 'batchId', 'result'],
 	);
 	const batchId = output.find((o) => o.batchId)?.batchId as string | undefined;

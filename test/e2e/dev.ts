@@ -27,7 +27,11 @@ import {
 	WEBHOOK_SECRET,
 	type WorkflowJson,
 } from './harness';
+import { SEED_KEYS } from '../emulator/seed';
 import { devNetwork, devOwnerPassword, PASSWORD_FILE } from './devOptions';
+
+/** The number the OTP-with-fallback example's failing branch is tried with (…999: the SMS fails). */
+const FALLBACK_PHONE = '+254712345999';
 
 function arg(name: string, fallback: string): string {
 	const i = process.argv.indexOf(`--${name}`);
@@ -89,6 +93,9 @@ async function main() {
 		},
 		owner: { ...owner, password: owner.password.password },
 	});
+	// What examples/otp-with-fallback.json needs for its fallback branch (as `npm run demo` does): the
+	// approved chat template otp_code, and a chat opt-in for the number whose SMS fails.
+	await stack.emulator.client.prepareOtpFallback(SEED_KEYS.starter, [FALLBACK_PHONE]);
 	// Delivery reports of examples/otp-send.json arrive here.
 	const tracking = examples.find((w) => w.id === 'svcExampleOtpTrack');
 	if (tracking?.id) await stack.n8n.activate(tracking.id).catch((e) => console.warn(`Could not activate "${tracking.name}": ${e}`));
@@ -111,7 +118,8 @@ ${line}
    "E2E · <resource> · <operation>", one per operation, with sample input pinned on
    their Input node: open one and click "Execute workflow".
  Test numbers: …999 fails (DESTINATION_NOT_REACHABLE), …998 expires, …997 is blacklisted.
- Chat opt-ins: +254712345678, +254712345679, +2348031234567.
+ Chat opt-ins: +254712345678, +254712345679, +2348031234567, ${FALLBACK_PHONE} (its SMS fails: put it in
+   "SVC example · OTP by SMS, chat template if not delivered" to see its fallback; otp_code is approved).
  n8n data: ${userFolder}${firstRun ? '' : '  (kept from an earlier run; --fresh re-imports)'}
 ${line}
 Press Ctrl+C to stop.`);

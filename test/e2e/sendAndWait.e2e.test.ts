@@ -238,6 +238,34 @@ describe('SMS → Send and Wait for Delivery', () => {
 		await n8n.rest('DELETE', `/rest/credentials/${credentialId}`).catch(() => undefined);
 	});
 
+	test("webhook: what a person who can open the waiting execution sees of its wait secret (the threat model in docs/assumptions.md)", async () => {
+		const ref = `e2e-wait-secret-${run}`;
+		await emulator.holdCarrier(true);
+		let started;
+		try {
+			started = (await n8n.prepareRun(sendAndWait())).post({ mode: 'webhook', timeout: 120, items: [{ phone: '+254712300041', text: 'secret?', ref }] });
+			const waiting = await waitingExecution(started.workflowId);
+			const message = await waitFor('the message', async () => (await recorded(ref))[0]);
+			const token = new URL(String(message.webhookUrl)).searchParams.get('svcWait')!;
+			// What the editor loads when the execution is opened, and what the public API gives with its data.
+			const opened = JSON.stringify(await n8n.rest('GET', `/rest/executions/${waiting.id}`));
+			const api = JSON.stringify(await n8n.api('GET', `/executions/${waiting.id}?includeData=true`));
+			// Whatever the format (n8n 2 sends the run data "flatted"), the secret is the 64-hex string that keys this execution's token.
+			const secretOf = (text: string) =>
+				[...new Set(text.match(/[0-9a-f]{64}/g) ?? [])].find((x) => createHmac('sha256', x).update(`delivery-report|${waiting.id}`).digest('hex') === token);
+			const secret = secretOf(opened);
+			// n8n keeps the node's stack entry (and so the secret) in the execution's saved data: a
+			// reader can derive the report token of this one execution. The items never hold it.
+			expect(secret).toMatch(/^[0-9a-f]{64}$/);
+			process.stdout.write(`\nwait secret of a waiting execution: in /rest/executions/:id ${secret ? 'yes' : 'no'}; in /api/v1/executions/:id?includeData=true ${secretOf(api) ? 'yes' : 'no'}\n`);
+		} finally {
+			await emulator.holdCarrier(false);
+		}
+		const { execution } = await started!.finish({ timeoutMs: 60_000 });
+		expectSuccess(execution);
+		expect(JSON.stringify([out(execution, NODE, 0), out(execution, NODE, 1)])).not.toMatch(/svcDeliveryWaitSecret|[0-9a-f]{64}/);
+	});
+
 	test('Retry On Fail: a rejected item fails the node three times; the accepted message is sent once', async () => {
 		const ref = `e2e-wait-rof-${run}`;
 		const wf = sendAndWait({

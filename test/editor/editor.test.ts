@@ -125,8 +125,8 @@ describe('pickers and the variable mapper list what the service has', () => {
 		await useCredential(page, CREDENTIAL_NAMES.starter);
 		await listEntries('template', ['otp_code']);
 		await page.getByText(/^otp_code( \(|$)/).first().click();
-		// The template's text around the variable, then the part ("Body {{1}}" alone before).
-		await page.getByText(/\S\s?\{\{1\}\}.*\(Body\)/).first().waitFor();
+		// The variable first, then the template's text around its place ("Body {{1}}" alone before).
+		await page.getByText(/^Body \{\{1\}\}: \S.*___/).first().waitFor();
 		await screenshot(session, 'mapper-template-variables');
 	});
 });

@@ -50,7 +50,8 @@ const FUTURE_TIME = [
 	'+010000-01-01T00:00:00Z',
 	'10000-01-01T00:00:00Z',
 ];
-const PHONE_NUMBERS = ['', '   ', 'abc', '123', '+1', OBJECT, LIST, HUGE];
+/** A number inside other text (a mapped notes column) would text whoever it mentions. */
+const PHONE_NUMBERS = ['', '   ', 'abc', '123', '+1', OBJECT, LIST, HUGE, 'Call +254712345678 now', '📞+254712345678', 'abc+254712345678def', '+254712345678 (Amina)'];
 const URLS = [
 	'not a url',
 	'ftp://example.com/x',

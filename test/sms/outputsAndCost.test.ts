@@ -98,6 +98,18 @@ describe('Unicode cost: the hint and Replace Look-Alike Characters', () => {
 		expect(hints.filter((h) => /Unicode/.test(h))).toEqual([]);
 	});
 
+	it('the option leaves links as written and replaces nothing in a message that stays Unicode anyway', async () => {
+		const link = 'https://shop.example.com/o?ref=A–12';
+		await run(sendParameters({ message: `It’s here: ${link}`, options: { replaceLookalikes: true } }), [{ phone: '+254712345678' }]);
+		await run(sendParameters({ message: 'It’s ready 🎉 – come in', options: { replaceLookalikes: true } }), [{ phone: '+254712345678' }]);
+		await run(sendParameters({ message: `It’s here – ${link.replace('–', '-')}`, options: { replaceLookalikes: true } }), [{ phone: '+254712345678' }]);
+		expect(emu.control.messages().map((m) => [m.message, m.encoding])).toEqual([
+			[`It’s here: ${link}`, 'UNICODE'],
+			['It’s ready 🎉 – come in', 'UNICODE'],
+			["It's here - https://shop.example.com/o?ref=A-12", 'GSM7'],
+		]);
+	});
+
 	it('Send and Wait has the option too (its Unicode hint names it): the service receives GSM-7, the output lists what was replaced', async () => {
 		const optionNames = (sendAndWaitDescription.find((p) => p.name === 'options')?.options as Array<{ name: string }>).map((o) => o.name);
 		expect(optionNames).toContain('replaceLookalikes');

@@ -64,6 +64,22 @@ describe('look-alikes', () => {
 		expect(replaceLookalikes('Hi {name} €5 😀 Привет')).toEqual({ text: 'Hi {name} €5 😀 Привет', replaced: [] });
 	});
 
+	it('never touches a link: an address or reference in it stays as written', () => {
+		expect(replaceLookalikes('It’s here: https://shop.example.com/o?ref=A–12 ok')).toEqual({
+			text: 'It’s here: https://shop.example.com/o?ref=A–12 ok',
+			replaced: [],
+		});
+		const inText = replaceLookalikes('It’s at www.example.com/x and shop.example.com/a–b – thanks');
+		expect(inText.text).toBe('It’s at www.example.com/x and shop.example.com/a–b – thanks');
+		const outside = replaceLookalikes('It’s here – https://shop.example.com/o?ref=A-12');
+		expect(outside).toEqual({ text: "It's here - https://shop.example.com/o?ref=A-12", replaced: expect.any(Array) });
+		expect(outside.replaced).toHaveLength(2);
+	});
+
+	it('replaces nothing when the message would stay Unicode anyway (an emoji)', () => {
+		expect(replaceLookalikes('It’s ready 🎉 – come in')).toEqual({ text: 'It’s ready 🎉 – come in', replaced: [] });
+	});
+
 	it('names invisible characters by code point only, others with the character', () => {
 		expect(describeCharacter('\u00A0')).toBe('U+00A0');
 		expect(describeCharacter('😀')).toBe('"😀" (U+1F600)');

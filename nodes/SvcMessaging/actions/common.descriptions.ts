@@ -121,5 +121,5 @@ export const replaceLookalikesOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		'Whether to replace curly quotes, en and em dashes, the ellipsis and no-break spaces with their plain GSM-7 equivalents before sending. One such character makes the whole message Unicode: 70 instead of 160 characters per segment. The output lists what was replaced.',
+		'Whether to replace curly quotes, en and em dashes, the ellipsis and no-break spaces with their plain GSM-7 equivalents before sending. One such character makes the whole message Unicode: 70 instead of 160 characters per segment. Links are left as they are, and nothing is replaced when the message would stay Unicode anyway (e.g. it has an emoji). The output lists what was replaced.',
 };

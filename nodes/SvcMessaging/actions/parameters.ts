@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { checkPlaceholdersKept, evaluatedPlaceholders } from '../rules/expressionPlaceholders';
+
 /**
  * Reads a parameter for every item, but evaluates it once when it holds no expression: with
  * 10,000 input items this is most of the node's own CPU time.
@@ -115,4 +117,17 @@ function compileField(raw: unknown): Compiled | undefined {
 		};
 	}
 	return () => raw;
+}
+
+/**
+ * A check, built once per run, that refuses every item while one of `fields` (name → label) is an
+ * expression n8n would evaluate the service's placeholders in (rules/expressionPlaceholders.ts).
+ * The value is read as saved in the workflow: n8n has already filled them once evaluated.
+ */
+export function placeholdersKept(ctx: IExecuteFunctions, fields: Record<string, string>): (itemIndex: number) => void {
+	const parameters = ctx.getNode().parameters as Record<string, unknown>;
+	const offending = Object.entries(fields).filter(([name]) => evaluatedPlaceholders(lookup(parameters, name)).length > 0);
+	if (offending.length === 0) return () => undefined;
+	const [name, label] = offending[0];
+	return (itemIndex) => checkPlaceholdersKept(ctx.getNode(), itemIndex, lookup(parameters, name), label);
 }

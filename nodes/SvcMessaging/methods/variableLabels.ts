@@ -1,8 +1,9 @@
 /**
  * The template variable mapper's labels: "Body {{2}}" alone does not say what the value is for,
- * so each label is the template's text around the variable's first use, then the part:
- * `…It expires in {{2}} minutes. (Body)`. The text comes first because n8n 2 cuts a mapper label
- * after about 24 characters (n8n 1 shows it whole): what is left is the words before the variable.
+ * so each label is the variable, then the template's text around its first use with its own place
+ * shown as ___: `Body {{2}}: …It expires in ___ minutes.`. The variable comes first because n8n 2
+ * cuts a mapper label after about 24 characters (n8n 1 shows it whole), and a label that starts
+ * with the text of another variable (`Hi {{1}}, your order {{2}}…`) does not say which it fills.
  */
 
 /** Characters of the template's text shown on each side of the variable (whole words kept). */
@@ -28,5 +29,5 @@ export function variableLabel(part: 'Header' | 'Body', n: number, templateText: 
 	const left = around(before, before.length - CONTEXT_CHARACTERS, before.length, 'before');
 	const right = around(after, 0, CONTEXT_CHARACTERS, 'after');
 	if (!left && !right) return name;
-	return `${left}{{${n}}}${right} (${part})`;
+	return `${name}: ${left}___${right}`;
 }

@@ -7,10 +7,18 @@ import { itemSuffix } from '../transport/errorTitles';
 
 const QUOTE_MAX_CHARACTERS = 40;
 
-/** A link's user name, password, query and fragment can carry tokens: they are never quoted. */
+/**
+ * A link's user name, password, query and fragment can carry tokens: they are never quoted. A link
+ * is any text WHATWG URL parsing could read as one: spaces around it, tabs and line breaks inside
+ * (which it drops), backslashes for slashes (`https:\\u:pw@host`), no scheme (`u:pw@host`,
+ * `hooks.example.com/x?token=…`).
+ */
 function withoutUrlSecrets(text: string): string {
-	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return text;
-	return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@').replace(/[?#].*$/s, (rest) => `${rest[0]}…`);
+	const link = text.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+	const schemed = /^([a-z][a-z0-9+.-]*:[\\/]|[\\/]{2})/i.test(link);
+	const bare = !/\s/.test(link) && (link.includes('@') || /^[\w-]+(\.[\w-]+)+(:\d*)?([\\/?#]|$)/.test(link));
+	if (!schemed && !bare) return text;
+	return link.replace(/^([a-z][a-z0-9+.-]*:[\\/]+|[\\/]{2,})?[^\\/?#]*@/i, (_login, scheme: string | undefined) => `${scheme ?? ''}…@`).replace(/[?#].*$/s, (rest) => `${rest[0]}…`);
 }
 
 /**

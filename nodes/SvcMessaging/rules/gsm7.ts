@@ -55,19 +55,36 @@ export interface Gsm7Replacement {
 	count: number;
 }
 
-/** The text with every look-alike replaced by its GSM-7 equivalent, and what was replaced. */
+/** A link in a message: a look-alike inside one is part of an address or a reference (`ref=A–12`). */
+const LINK = /\b[a-z][a-z0-9+.-]*:\/\/\S+|\bwww\.\S+|\b[\w-]+(?:\.[\w-]+)+\/\S*/gi;
+
+/**
+ * The text with every look-alike outside links replaced by its GSM-7 equivalent, and what was
+ * replaced. Nothing is replaced when the text would stay Unicode anyway (an emoji, another script,
+ * a look-alike inside a link): the change would save nothing.
+ */
 export function replaceLookalikes(text: string): { text: string; replaced: Gsm7Replacement[] } {
 	const counts = new Map<string, number>();
 	let out = '';
-	for (const char of text) {
-		const replacement = LOOKALIKES.get(char);
-		if (replacement === undefined) {
-			out += char;
-			continue;
+	const swap = (part: string) => {
+		for (const char of part) {
+			const replacement = LOOKALIKES.get(char);
+			if (replacement === undefined) {
+				out += char;
+				continue;
+			}
+			out += replacement;
+			counts.set(char, (counts.get(char) ?? 0) + 1);
 		}
-		out += replacement;
-		counts.set(char, (counts.get(char) ?? 0) + 1);
+	};
+	let from = 0;
+	for (const link of text.matchAll(LINK)) {
+		swap(text.slice(from, link.index));
+		out += link[0];
+		from = link.index + link[0].length;
 	}
+	swap(text.slice(from));
+	if (counts.size === 0 || gsm7Length(out) === undefined) return { text, replaced: [] };
 	const replaced = [...counts].map(([char, count]) => ({ character: describeCharacter(char), replacement: LOOKALIKES.get(char)!, count }));
 	return { text: out, replaced };
 }

@@ -74,6 +74,11 @@ interface MetadataApi {
 
 const PLAIN_E164 = /^\+[1-9]\d{7,14}$/;
 
+/** What may stand between a number's digits: spaces, brackets, dots, slashes and dashes. */
+const SEPARATORS = /[\s()./\-\u2010-\u2015\u2212]/g;
+
+const ONLY_A_NUMBER = 'must hold only the phone number: digits with an optional leading + or 00 (spaces, dashes, dots, brackets and "tel:" may stay), no other text';
+
 /** A valid mobile number of a supported country written exactly in E.164 (the usual input). */
 function plainSupportedMobile(input: unknown): PhoneResult | undefined {
 	if (typeof input !== 'string' || !PLAIN_E164.test(input)) return undefined;
@@ -123,7 +128,10 @@ export function normalizePhoneNumber(
 	}
 	const raw = String(input).trim();
 	if (raw === '') return { ok: false, rule: 'must not be empty' };
-	const compact = raw.replace(/[\s().-]/g, '').replace(/^00/, '+');
+	const compact = raw.replace(/^tel:/i, '').replace(SEPARATORS, '').replace(/^00/, '+');
+	// libphonenumber finds a number inside any text ("Call +254712345678 now"): a mapped notes
+	// column would then text whoever it mentions.
+	if (!/^\+?\d+$/.test(compact)) return { ok: false, rule: ONLY_A_NUMBER };
 	const country = defaultCountry ? (defaultCountry as CountryCode) : undefined;
 	const parsed = parsePhoneNumberFromString(compact, country);
 

@@ -81,3 +81,21 @@ export function checkButtonFields(label: string, button: Record<string, unknown>
 		violations.push({ component: 'BUTTONS', rule: 'button-url-length', message: `${label}: url ${urlProblem(button.url)}` });
 	}
 }
+
+/**
+ * The components as the service takes them: component, header format and button types upper-cased
+ * (the checks read them case-insensitively, the service does not: `"type": "body"` got a 422).
+ */
+export function canonicalComponents(components: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+	const upper = (value: unknown) => (typeof value === 'string' ? value.trim().toUpperCase() : value);
+	return components.map((component) => {
+		const copy: Record<string, unknown> = { ...component, type: upper(component.type) };
+		if (component.format !== undefined) copy.format = upper(component.format);
+		if (Array.isArray(component.buttons)) {
+			copy.buttons = component.buttons.map((button: unknown) =>
+				button && typeof button === 'object' ? { ...(button as Record<string, unknown>), type: upper((button as Record<string, unknown>).type) } : button,
+			);
+		}
+		return copy;
+	});
+}

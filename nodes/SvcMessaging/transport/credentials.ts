@@ -42,8 +42,9 @@ export async function getServiceCredentials(this: SvcContext, auth: AuthKind): P
 }
 
 async function readCredential(ctx: SvcContext, auth: AuthKind): Promise<IDataObject> {
+	let credentials: IDataObject;
 	try {
-		return await ctx.getCredentials(CREDENTIAL_TYPES[auth]);
+		credentials = await ctx.getCredentials(CREDENTIAL_TYPES[auth]);
 	} catch (error) {
 		throw new NodeOperationError(
 			ctx.getNode(),
@@ -51,6 +52,31 @@ async function readCredential(ctx: SvcContext, auth: AuthKind): Promise<IDataObj
 			{ description: (error as Error).message },
 		);
 	}
+	const problem = baseUrlProblem(String(credentials.baseUrl ?? ''));
+	if (problem) {
+		throw new NodeOperationError(ctx.getNode(), `The Base URL of the ${CREDENTIAL_NAMES[auth]} credential ${problem}`, {
+			description: 'Enter the address of the messaging service alone, e.g. https://api.example.com: the node adds the /api/… paths itself. Nothing was sent.',
+		});
+	}
+	return credentials;
+}
+
+/**
+ * Why a Base URL cannot address the service, or undefined. The URL itself is never quoted: a
+ * pasted link may carry a login or a token.
+ */
+export function baseUrlProblem(raw: string): string | undefined {
+	let url: URL;
+	try {
+		url = new URL(raw.trim());
+	} catch {
+		return raw.trim() === '' ? 'is empty' : 'is not a full address starting with https:// (or http://)';
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must start with https:// (or http://)';
+	if (url.username || url.password) return 'holds a user name or password: the API key or the login signs in, not the address';
+	if (url.search || url.hash) return 'holds a query (?…) or a fragment (#…)';
+	if (/\/api\/*$/i.test(url.pathname)) return 'ends with /api: the node adds /api/… itself, so every request would go to /api/api/… and get "Not Found"';
+	return undefined;
 }
 
 /**
@@ -76,7 +102,7 @@ export function planLimits(credentials: IDataObject): PlanLimits {
 }
 
 export function baseUrlOf(credentials: IDataObject): string {
-	return String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+	return String(credentials.baseUrl ?? '').trim().replace(/\/+$/, '');
 }
 
 /** Whether the API key is a sandbox key (nothing is delivered; the outputs say so). */

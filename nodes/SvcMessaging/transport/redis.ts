@@ -30,7 +30,7 @@ export const SHARED_LIMIT_SETTING = 'SVC Messaging API credential → "Share Rat
 
 export function sharedLimitOf(credentials: IDataObject): SharedLimitConfig | undefined {
 	if (credentials.sharedRateLimit !== true) return undefined;
-	return {
+	const config: SharedLimitConfig = {
 		host: String(credentials.redisHost || 'localhost').trim(),
 		port: Number(credentials.redisPort) || 6379,
 		user: String(credentials.redisUser ?? ''),
@@ -39,6 +39,56 @@ export function sharedLimitOf(credentials: IDataObject): SharedLimitConfig | und
 		tls: credentials.redisTls === true,
 		keyPrefix: String(credentials.redisPrefix || 'svc-messaging').trim(),
 	};
+	return { ...config, ...hostParts(config.host) };
+}
+
+/**
+ * Managed Redis dashboards hand out URLs: "Redis Host" may hold `redis://user:password@host:port/db`
+ * (`rediss://` for TLS; `user:password@host` without a scheme, `host:port`), and what the URL states
+ * replaces the other fields. The value is never quoted in an error: it may hold the password.
+ */
+function hostParts(host: string): Partial<SharedLimitConfig> {
+	if (/^[^\s:@/]+:\d{1,5}$/.test(host)) {
+		const [name, port] = host.split(':');
+		return { host: name, port: Number(port) };
+	}
+	const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(host)?.[1].toLowerCase();
+	if (!scheme && !host.includes('@')) return {};
+	if (scheme && scheme !== 'redis' && scheme !== 'rediss') {
+		throw new RedisUnavailable('"Redis Host" holds a URL that is not a Redis URL', `the URL starts with ${scheme}://; enter the Redis server's host name, or a redis:// or rediss:// URL`, true);
+	}
+	const url = urlOf(scheme ? host : `redis://${host}`);
+	if (!url) {
+		throw new RedisUnavailable('"Redis Host" holds a URL that cannot be read', 'enter the host name alone (and the port, user and password in their own fields), or a whole redis://user:password@host:port/database URL', true);
+	}
+	const database = url.pathname.replace(/^\/+|\/+$/g, '');
+	if (database !== '' && !/^\d{1,5}$/.test(database)) {
+		throw new RedisUnavailable('"Redis Host" holds a URL whose path is not a database number', 'a Redis URL ends with /0, /1, … (the database), or with no path', true);
+	}
+	const parts: Partial<SharedLimitConfig> = { host: url.hostname.replace(/^\[|\]$/g, '') };
+	if (url.port) parts.port = Number(url.port);
+	if (url.username) parts.user = decoded(url.username);
+	if (url.password) parts.password = decoded(url.password);
+	if (database !== '') parts.database = Number(database);
+	if (scheme === 'rediss') parts.tls = true;
+	return parts;
+}
+
+function urlOf(text: string): URL | undefined {
+	try {
+		return new URL(text);
+	} catch {
+		return undefined;
+	}
+}
+
+/** A URL's user or password as typed: `%40` is `@`; a stray `%` stays as it is. */
+function decoded(text: string): string {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return text;
+	}
 }
 
 /** Where the config points, for messages (no user or password). */
@@ -60,17 +110,23 @@ export function digest(text: string): string {
 export class RedisUnavailable extends Error {
 	readonly description: string;
 
-	/** `reason` (Redis's words) goes in the description: n8n rewrites messages naming error codes. */
-	constructor(message: string, reason: unknown) {
+	/**
+	 * `reason` (Redis's words) goes in the description: n8n rewrites messages naming error codes.
+	 * `setting`: the reason is this package's own (a Redis setting it cannot use), not Redis's.
+	 */
+	constructor(message: string, reason: unknown, setting = false) {
 		super(message);
-		this.description = `Redis said: ${reasonOf(reason)}. Nothing was sent for this item. Check the Redis settings in the ${SHARED_LIMIT_SETTING}, or turn that setting off to limit the rate per n8n process.`;
+		this.description = `${setting ? String(reason) : `Redis said: ${reasonOf(reason)}`}. Nothing was sent for this item. Check the Redis settings in the ${SHARED_LIMIT_SETTING}, or turn that setting off to limit the rate per n8n process.`;
 	}
 }
 
-/** Redis's own words about the failure, without anything that could be a secret. */
+/**
+ * Redis's own words about the failure, without anything that could be a secret: a URL's or a
+ * `user:password@host` login part is dropped, whatever the scheme.
+ */
 export function reasonOf(error: unknown): string {
 	const message = String((error as Error)?.message ?? error ?? 'no answer');
-	return message.replace(/redis:\/\/[^@\s]*@/g, 'redis://');
+	return message.replace(/([a-z][a-z0-9+.-]*:\/\/)?\S*@/gi, (_login, scheme: string | undefined) => scheme ?? '');
 }
 
 export function redisClientOptions(config: SharedLimitConfig): RedisOptions {

@@ -7,7 +7,7 @@ import { normalizePhoneNumber } from '../../rules/phone';
 import { analyzeMessage } from '../../rules/segments';
 import { futureTime } from '../../rules/smsFields';
 import { INVALID_INPUT, withErrorCode } from '../../transport/errors';
-import { perItemParameter } from '../parameters';
+import { perItemParameter, placeholdersKept } from '../parameters';
 import { isV2 } from '../versions';
 import { readNumberOptions, readSenderId } from './campaignFields';
 
@@ -26,6 +26,7 @@ export type RecipientsSource = 'list' | 'items' | 'none';
 /** The campaign-level fields of item `i` (name, message, sender ID, groups, schedule), checked. */
 export function prepareCampaign(ctx: IExecuteFunctions, i: number, manualNumbers: string[]): PreparedCampaign {
 	const node = ctx.getNode();
+	placeholdersKept(ctx, { message: 'Message' })(i);
 	const name = checkName(ctx.getNode(), ctx.getNodeParameter('name', i), i);
 	const message = checkMessage(ctx.getNode(), ctx.getNodeParameter('message', i), i);
 	const senderId = readSenderId(ctx, i);

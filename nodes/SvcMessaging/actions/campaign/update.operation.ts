@@ -13,6 +13,7 @@ import {
 } from '../../rules/campaignFields';
 import { futureTime } from '../../rules/smsFields';
 import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
+import { placeholdersKept } from '../parameters';
 import { messagePreview } from './campaignCredits';
 import { campaignIdLocator, readCampaignId, readNumberOptions, readSenderId, senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
 import { onlyV1, onlyV2 } from '../versions';
@@ -95,6 +96,7 @@ function patchBody(ctx: IExecuteFunctions, i: number): IDataObject {
 	const node = ctx.getNode();
 	const fields = ctx.getNodeParameter('updateFields', i, {}) as IDataObject;
 	const body: IDataObject = {};
+	placeholdersKept(ctx, { 'updateFields.message': 'Message' })(i);
 	if (fields.name !== undefined) body.name = checkName(ctx.getNode(), fields.name, i);
 	if (fields.message !== undefined) body.message = checkMessage(ctx.getNode(), fields.message, i);
 	const senderId = readSenderId(ctx, i);

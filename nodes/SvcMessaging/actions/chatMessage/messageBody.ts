@@ -64,13 +64,26 @@ export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCach
 	return { body };
 }
 
-/** An accepted chat message's output: the service's answer with what was sent. */
-export function acceptedChatMessage({ body }: PreparedPost, data: IDataObject): IDataObject {
+/**
+ * An accepted chat message's output: the service's answer with what was sent. `withVariables`
+ * (node version 2; version 1's outputs stay as they were): a template's values, by field id.
+ */
+export function acceptedChatMessage({ body }: PreparedPost, data: IDataObject, withVariables = true): IDataObject {
 	return {
 		accepted: true,
 		...data,
 		type: body.type,
 		recipientType: body.recipientType,
 		...(body.type === 'template' ? { templateName: (body.template as IDataObject).name } : {}),
+		...(body.type === 'template' && withVariables ? { templateVariables: sentVariables(body.template as IDataObject) } : {}),
 	};
+}
+
+/** The values a template message filled, by the mapper's field ids (`header_1`, `body_2`). */
+function sentVariables(template: IDataObject): IDataObject {
+	const values: IDataObject = {};
+	for (const component of (template.components as IDataObject[] | undefined) ?? []) {
+		((component.parameters as IDataObject[] | undefined) ?? []).forEach((parameter, k) => (values[`${String(component.type)}_${k + 1}`] = parameter.text));
+	}
+	return values;
 }

@@ -8,7 +8,7 @@ import { postEach, type PreparedPost } from '../../sending/postEach';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
 import { defaultCountryOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
-import { changedInV2 } from '../versions';
+import { changedInV2, isV2 } from '../versions';
 import { acceptedChatMessage, MEDIA_TYPES, newSendCache, prepareChatMessage } from './messageBody';
 
 const MESSAGE_TYPE_OPTIONS_V2 = [
@@ -34,6 +34,7 @@ export const recipientTypeField: INodeProperties = {
 	name: 'recipientType',
 	type: 'options',
 	default: 'individual',
+	description: "Whether the phone number is one person's chat (Individual) or a chat group's (Group), as the service's recipientType",
 	options: [
 		{ name: 'Individual', value: 'individual' },
 		{ name: 'Group', value: 'group' },
@@ -168,6 +169,7 @@ const properties: INodeProperties[] = [
 			},
 			defaultCountryOption,
 			chatNumberCheckOption,
+			resendUnknownOutcomeOption,
 			{
 				displayName: 'Verify Media Link',
 				name: 'verifyMediaLink',
@@ -176,7 +178,6 @@ const properties: INodeProperties[] = [
 				description:
 					'Whether to check the media link with a HEAD request before sending: it must answer, with an allowed content type and within the size limit (image 5 MB, document 100 MB, video 16 MB)',
 			},
-			resendUnknownOutcomeOption,
 		],
 	},
 ];
@@ -196,10 +197,11 @@ export function preparer(this: IExecuteFunctions): (i: number) => Promise<Prepar
 
 export async function send(this: IExecuteFunctions, prepared: Array<PreparedPost | ItemFailure>): Promise<INodeExecutionData[]> {
 	const sandbox = isSandboxKey(await getServiceCredentials.call(this, 'apiKey'));
+	const v2 = isV2(this);
 	return await postEach(this, prepared, {
 		post: sendChatMessage,
 		noun: 'chat message',
-		accepted: (message, data) => (sandbox ? { ...acceptedChatMessage(message, data), sandbox: true } : acceptedChatMessage(message, data)),
+		accepted: (message, data) => (sandbox ? { ...acceptedChatMessage(message, data, v2), sandbox: true } : acceptedChatMessage(message, data, v2)),
 		identify: (message, i) =>
 			message ? { phoneNumber: message.body.phoneNumber, type: message.body.type } : { phoneNumber: this.getNodeParameter('phoneNumber', i, '') },
 	});

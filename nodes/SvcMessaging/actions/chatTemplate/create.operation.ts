@@ -3,12 +3,15 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { createTemplate } from '../../api/chat';
+import { keepFixedHint } from '../../rules/expressionPlaceholders';
 import { parseItem } from '../../rules/fields';
 import { newTemplateName } from '../../rules/templateMessage';
+import { canonicalComponents } from '../../rules/templateComponents';
 import { checkTemplate } from '../../rules/templateRules';
 import { checkLanguageCode, TEMPLATE_CATEGORIES, TEMPLATE_LIMITS } from '../../rules/templateText';
 import type { ItemFailure } from '../../sending/outcomes';
 import { postEach, type PreparedPost } from '../../sending/postEach';
+import { placeholdersKept } from '../parameters';
 import { componentsFromForm, componentsFromJson } from './components';
 import { languageDescription } from './descriptions';
 
@@ -87,6 +90,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Hi {{1}}, your order {{2}} has shipped.',
 		displayOptions: { show: { componentsSource: ['form'] } },
 		description: `Up to ${TEMPLATE_LIMITS.bodyMaxCharacters} characters and ${TEMPLATE_LIMITS.bodyMaxVariables} variables, numbered {{1}}, {{2}}, … without gaps`,
+		hint: keepFixedHint('1'),
 	},
 	{
 		displayName: 'Footer',
@@ -159,6 +163,7 @@ const properties: INodeProperties[] = [
 			'[\n  { "type": "HEADER", "format": "TEXT", "text": "Order update" },\n  { "type": "BODY", "text": "Hi {{1}}, your order {{2}} has shipped." },\n  { "type": "FOOTER", "text": "Reply STOP to opt out" },\n  { "type": "BUTTONS", "buttons": [{ "type": "QUICK_REPLY", "text": "Thanks" }] }\n]',
 		displayOptions: { show: { componentsSource: ['json'] } },
 		description: 'Array of HEADER, BODY, FOOTER and BUTTONS components; checked against every structure rule before sending',
+		hint: keepFixedHint('1'),
 	},
 ];
 
@@ -172,6 +177,7 @@ const headSchema = z.object({
 });
 
 const LABELS = { name: 'Name', category: 'Category' };
+const FORM_LABELS = { headerText: 'Header Text', bodyText: 'Body', footerText: 'Footer', buttons: 'Buttons' };
 
 function templateRequest(ctx: IExecuteFunctions, i: number): PreparedPost {
 	const node = ctx.getNode();
@@ -184,9 +190,10 @@ function templateRequest(ctx: IExecuteFunctions, i: number): PreparedPost {
 	);
 	const language = checkLanguageCode(node, i, ctx.getNodeParameter('language', i), `"Language" ${languageDescription.replace(/^Language code/, 'must be a language code')}`);
 	const source = ctx.getNodeParameter('componentsSource', i, 'form') as string;
+	placeholdersKept(ctx, source === 'json' ? { componentsJson: 'Components (JSON)' } : FORM_LABELS)(i);
 	const components = source === 'json' ? componentsFromJson(ctx, i) : componentsFromForm(ctx, i);
 	checkTemplate(node, i, head.name, head.category, components);
-	const body: IDataObject = { name: head.name, category: head.category, language, components: components as IDataObject[] };
+	const body: IDataObject = { name: head.name, category: head.category, language, components: canonicalComponents(components as IDataObject[]) as IDataObject[] };
 	return { body };
 }
 
@@ -199,7 +206,8 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedPost
 	return await postEach(this, prepared, {
 		post: createTemplate,
 		noun: 'template',
-		accepted: (_template, data) => ({ ...data }),
+		// What was created, so a template changed on its way (e.g. by an expression) shows in the output.
+		accepted: (template, data) => ({ ...data, components: template.body.components }),
 		identify: (template, i) => ({ name: template ? template.body.name : this.getNodeParameter('templateName', i, '') }),
 	});
 }

@@ -103,7 +103,7 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 }
 
 /**
- * A recipient's output: the service's message with `accepted`, the batch ID and what the text this
+ * A recipient's output: the service's message with `accepted`, the batch ID, the message sent and what the text this
  * recipient receives costs (the service reports segments and credits only for the whole batch). The
  * spec's three fields make one fixed shape (about half the memory of a spread copy, for 100,000
  * outputs); the recipient's own number string when the service echoes the same number (one copy fewer).
@@ -111,12 +111,14 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 function acceptedJson(batchId: unknown, message: IDataObject, phoneNumber: string, stats: MessageStats, group: Group): IDataObject {
 	const echoed = message.phoneNumber === undefined || message.phoneNumber === phoneNumber ? phoneNumber : message.phoneNumber;
 	const { encoding, segments, credits } = stats;
+	// The text as sent, placeholders as written: one string shared by the group's outputs.
+	const text = group.body.message as string;
 	let fields = 0;
 	for (const key in message) if (Object.prototype.hasOwnProperty.call(message, key)) fields++;
 	let json: IDataObject;
 	if (fields === 3 && message.messageId !== undefined && message.status !== undefined && message.phoneNumber !== undefined) {
-		json = { accepted: true, batchId: batchId as string, messageId: message.messageId, phoneNumber: echoed, status: message.status, encoding, segments, credits };
-	} else json = { accepted: true, batchId: batchId as string, ...message, phoneNumber: echoed, encoding, segments, credits };
+		json = { accepted: true, batchId: batchId as string, messageId: message.messageId, phoneNumber: echoed, status: message.status, message: text, encoding, segments, credits };
+	} else json = { accepted: true, batchId: batchId as string, ...message, phoneNumber: echoed, message: text, encoding, segments, credits };
 	if (group.replaced) json.replacedCharacters = group.replaced as unknown as IDataObject[];
 	return json;
 }

@@ -13,18 +13,18 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
-				displayName: 'Start Date',
-				name: 'startDate',
-				type: 'dateTime',
-				default: '',
-				description: 'First day of the period (inclusive). Default: 30 days ago.',
-			},
-			{
 				displayName: 'End Date',
 				name: 'endDate',
 				type: 'dateTime',
 				default: '',
 				description: 'Last day of the period (inclusive). Default: today.',
+			},
+			{
+				displayName: 'Start Date',
+				name: 'startDate',
+				type: 'dateTime',
+				default: '',
+				description: 'First day of the period (inclusive). Default: 30 days ago.',
 			},
 		],
 	},

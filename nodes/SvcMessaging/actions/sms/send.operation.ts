@@ -83,8 +83,8 @@ const properties: INodeProperties[] = [
 				description: 'Your own reference (e.g. an order number), returned in delivery reports',
 			},
 			replaceLookalikesOption,
-			scheduledAtOption,
 			resendUnknownOutcomeOption,
+			scheduledAtOption,
 		],
 	},
 ];

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { keepFixedHint } from '../../rules/expressionPlaceholders';
 import { unicodeCostNote } from '../../rules/segments';
 import { finishSend, outputFailure, type ItemFailure } from '../../sending/outcomes';
 import { sendOnce } from '../../sending/round';
@@ -15,6 +16,7 @@ import {
 	scheduledAtOption,
 	senderIdLocator,
 } from '../common.descriptions';
+import { placeholdersKept } from '../parameters';
 import { bulkCallWindow, chunksOf, sendChunk } from './bulkCalls';
 import { assignIdentities } from './bulkIdentities';
 import { forEachSlot, recipientReader, statsOf, type ItemRecipients, type Recipient } from './bulkRecipients';
@@ -100,7 +102,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Hello {{name}}, your order {{order}} has shipped',
 		description:
 			'Sent to every recipient. {{name}} placeholders are filled per recipient by the service; write them in a fixed (not expression) field.',
-		hint: 'Placeholders look like {{name}} with no spaces; every recipient needs a value for each one',
+		hint: `Placeholders look like {{name}} with no spaces; every recipient needs a value for each one. ${keepFixedHint('name')}`,
 	},
 	senderIdLocator('Name shown as the sender. Leave empty for the service default (SVCSMS).'),
 	checkBalanceField('bulk send'),
@@ -121,8 +123,8 @@ const properties: INodeProperties[] = [
 				description: 'Your reference for the batch, returned in delivery reports',
 			},
 			replaceLookalikesOption,
-			scheduledAtOption,
 			resendUnknownOutcomeOption,
+			scheduledAtOption,
 		],
 	},
 ];
@@ -131,7 +133,12 @@ export const description = updateDisplayOptions({ show: { resource: ['sms'], ope
 
 /** The run's reader of one item's recipients (one, or its list), checked; nothing is sent. */
 export function preparer(this: IExecuteFunctions): (i: number) => ItemRecipients {
-	return recipientReader(this);
+	const kept = placeholdersKept(this, { message: 'Message' });
+	const read = recipientReader(this);
+	return (i) => {
+		kept(i);
+		return read(i);
+	};
 }
 
 /**
