@@ -54,7 +54,7 @@ class NodeRow {
 	private tail: Promise<unknown> = Promise.resolve();
 	private pending: string[] = [];
 	private waiting: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
-	private flushing = false;
+	private flushing: Promise<void> | undefined;
 	private lastFlushMs = 0;
 	/** finished runs whose marks go once their retry window has passed, oldest first */
 	private finished: Array<{ at: number; digestsOf: () => string[] }> = [];
@@ -93,12 +93,16 @@ class NodeRow {
 		if (marks.length === 0) return;
 		for (const one of marks) this.pending.push(one);
 		const written = new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
-		if (!this.flushing) void this.flush();
+		this.flushing ??= this.flush();
 		await written;
 	}
 
+	/** Resolves when every mark added so far is written (or failed): a look-up reads after them. */
+	async written(): Promise<void> {
+		while (this.flushing) await this.flushing;
+	}
+
 	private async flush(): Promise<void> {
-		this.flushing = true;
 		while (this.pending.length > 0) {
 			// A short gather lets the marks of many posts share one write; the wait grows with the
 			// row's cost, so a large row is written less often instead of taking more of the CPU.
@@ -117,7 +121,7 @@ class NodeRow {
 			}
 			this.lastFlushMs = Date.now() - started;
 		}
-		this.flushing = false;
+		this.flushing = undefined;
 	}
 }
 
@@ -136,6 +140,7 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData): DurableM
 	return {
 		async lookup(digests) {
 			if (digests.length === 0) return [];
+			await node.written();
 			const buckets = bucketsNow();
 			return await node.serial(async (h) => {
 				const underWay = digests.flatMap((d) => buckets.map((b) => mark('u', d, b)));

@@ -97,9 +97,11 @@ export function withDurableMarks(
 				if (!entry) notSent.push(keyOf(message));
 				else if (entry.outcome === 'accepted') accepted.push(keyOf(message));
 			}
-			// The messages were sent: a database failure here must not turn them into errors. Their
-			// marks stay "under way": a retry that reads them reports them as of unknown outcome.
-			await Promise.all([marks.accepted(accepted), marks.notSent(notSent)]).catch(() => undefined);
+			// Not awaited: the next write takes them (a look-up waits for it), and a crash before it
+			// leaves them "under way", which a retry reports as of unknown outcome, never sends again.
+			// A database failure here must not turn messages that were sent into errors.
+			void marks.accepted(accepted).catch(() => undefined);
+			await marks.notSent(notSent).catch(() => undefined);
 		},
 		async finish() {
 			await ledger.finish();
