@@ -19,6 +19,8 @@ export const VERDACCIO_DIR = join(ROOT, '.n8n-e2e', `verdaccio-${VERDACCIO_VERSI
 export interface LocalRegistry {
 	/** e.g. http://127.0.0.1:40123 (no trailing slash) */
 	url: string;
+	/** the npm registry this machine's npm uses, which the local registry proxies for other packages */
+	upstream: string;
 	/** Publishes this checkout's `npm pack` tarball under `version` (tag `latest`). */
 	publish(version: string): Promise<void>;
 	/** The versions the registry serves for this package, and its `latest` tag. */
@@ -119,7 +121,7 @@ export async function startRegistry(log: (line: string) => void = () => undefine
 			const res = await http<{ versions?: Record<string, unknown>; 'dist-tags'?: { latest?: string } }>('GET', `${url}/${PACKAGE_NAME}`);
 			return { versions: Object.keys(res.body?.versions ?? {}), latest: res.body?.['dist-tags']?.latest };
 		};
-		return { url, publish, versions, stop };
+		return { url, upstream, publish, versions, stop };
 	} catch (error) {
 		await stop();
 		throw error;
