@@ -1,7 +1,7 @@
 /**
  * n8n's environment-managed community packages (`npm run test:packages`): real n8n 2.41.1 installs,
- * updates and removes the package at start-up from a local npm registry (test/packages/). Each
- * file starts its own registry, emulator and n8n.
+ * updates and removes the package at start-up from a local npm registry (test/packages/), in regular
+ * mode and in queue mode. Each file starts its own registry, emulator and n8n processes.
  */
 module.exports = {
 	testEnvironment: 'node',
