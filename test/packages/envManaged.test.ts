@@ -5,17 +5,19 @@
  * against a local npm registry (verdaccio) where this checkout's package is published as N and
  * N+1: the first start installs N and its node sends an SMS (counted at the emulator); the UI's
  * install is refused while the environment manages packages; a restart with N+1 listed updates it;
- * a restart with the list empty removes it.
+ * a restart with the list empty removes it. Before the first start, the custom image's start-up step
+ * (docker/link-package.sh) has linked an "image" copy into the nodes folder: the copy n8n installs
+ * replaces the link and wins, and the image's copy is left as it was (README: both at once).
  *
  * n8n's default registry setting is kept (a custom N8N_COMMUNITY_PACKAGES_REGISTRY needs a licence
  * in n8n 2.41.1, checked before the start-up install): npm reaches the local registry through npm's
  * own proxy settings (test/e2e/harness/npmProxy.ts).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
-import { emulatorCredentials, N8n, NODE_TYPE, PACKAGE_NAME, TRIGGER_TYPE, type WorkflowJson } from '../e2e/harness';
+import { emulatorCredentials, N8n, NODE_TYPE, npmEnv, PACKAGE_NAME, packPackage, ROOT, run, TRIGGER_TYPE, type WorkflowJson } from '../e2e/harness';
 import { startNpmProxy, type NpmProxy } from '../e2e/harness/npmProxy';
 import { startRegistry, type LocalRegistry } from '../e2e/harness/registry';
 import { startEmulatorWithClient, type EmulatorProcess } from '../e2e/harness/stack';
@@ -30,6 +32,10 @@ let proxy: NpmProxy;
 let emulator: EmulatorProcess;
 let userFolder: string;
 let n8n: N8n | undefined;
+/** the "image" copy: /opt/n8n-svc-messaging of docker/Dockerfile, in a temporary folder */
+let imageDir: string;
+const imagePackage = () => join(imageDir, 'node_modules', PACKAGE_NAME);
+const linkStep = async () => await run('sh', [join(ROOT, 'docker', 'link-package.sh'), join(userFolder, '.n8n', 'nodes'), imagePackage()]);
 
 const smsWorkflow: WorkflowJson = {
 	name: 'Managed by env',
@@ -85,7 +91,10 @@ beforeAll(async () => {
 	proxy = await startNpmProxy(new URL(registry.upstream).host, registry.url);
 	emulator = await startEmulatorWithClient({ timeScale: 0.1 });
 	userFolder = mkdtempSync(join(tmpdir(), 'svc-n8n-env-'));
-}, 180_000);
+	imageDir = mkdtempSync(join(tmpdir(), 'svc-image-opt-'));
+	await run('sh', [join(ROOT, 'docker', 'install-package.sh'), imageDir, (await packPackage()).tarball], { env: npmEnv() });
+	await linkStep();
+}, 240_000);
 
 afterAll(async () => {
 	await n8n?.stop();
@@ -93,10 +102,17 @@ afterAll(async () => {
 	await proxy?.stop();
 	await registry?.stop();
 	if (userFolder) rmSync(userFolder, { recursive: true, force: true });
+	if (imageDir) rmSync(imageDir, { recursive: true, force: true });
 }, 120_000);
 
-test(`start-up with ${PACKAGE_NAME}@N listed installs it from the registry; its node sends one SMS`, async () => {
+test(`start-up with ${PACKAGE_NAME}@N listed installs it from the registry over the image's link; its node sends one SMS`, async () => {
+	expect(readlinkSync(packageDir())).toBe(imagePackage());
 	n8n = await startN8n([{ name: PACKAGE_NAME, version: N }], true);
+	expect(lstatSync(packageDir()).isSymbolicLink()).toBe(false);
+	expect(existsSync(join(imagePackage(), 'dist', 'nodes', 'SvcMessaging', 'SvcMessaging.node.js'))).toBe(true);
+	// The image's next start leaves the installed copy alone.
+	expect(await linkStep()).toMatch(/is an installed copy/);
+	expect(lstatSync(packageDir()).isSymbolicLink()).toBe(false);
 	const packageLines = n8n.logLines().filter((line) => /community package/i.test(line));
 	expect(packageLines.join('\n')).toMatch(new RegExp(`Installed community package '?${PACKAGE_NAME}@${N}'? from env`));
 	expect(await installed(n8n)).toEqual([expect.objectContaining({ packageName: PACKAGE_NAME, installedVersion: N, failedLoading: false })]);
