@@ -21,7 +21,7 @@ module.exports = {
 			displayName: 'integration',
 			roots: ['<rootDir>/test'],
 			testMatch: ['**/*.test.ts'],
-			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/unit/', '<rootDir>/test/e2e/', '<rootDir>/test/queue/', '<rootDir>/test/editor/', '<rootDir>/test/adversarial/'],
+			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/unit/', '<rootDir>/test/e2e/', '<rootDir>/test/queue/', '<rootDir>/test/editor/', '<rootDir>/test/adversarial/', '<rootDir>/test/packages/'],
 		},
 	],
 };

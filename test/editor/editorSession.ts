@@ -35,9 +35,10 @@ export interface EditorSession {
 	close(): Promise<void>;
 }
 
-export async function openEditor(target: Target = selectedTarget()): Promise<EditorSession> {
+/** `stackOptions`: n8n's extra environment, or n8n without the package (installed from the editor). */
+export async function openEditor(target: Target = selectedTarget(), stackOptions: { env?: Record<string, string>; installPackage?: boolean } = {}): Promise<EditorSession> {
 	mkdirSync(join(SCREENSHOTS, `n8n${target}`), { recursive: true });
-	const stack = await startStack({ target, timeScale: 0.1 });
+	const stack = await startStack({ target, timeScale: 0.1, ...stackOptions });
 	let browser: Browser | undefined;
 	try {
 		browser = await chromium.launch({

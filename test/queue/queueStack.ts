@@ -70,6 +70,11 @@ export interface QueueStackOptions {
 	log?: (line: string) => void;
 	/** mirror n8n's output through `log` */
 	verbose?: boolean;
+	/** false: n8n starts without the package (test/packages/ installs it from a registry) */
+	installPackage?: boolean;
+	/** extra environment for main, and for the workers and webhook processes */
+	mainEnv?: Record<string, string>;
+	workerEnv?: Record<string, string>;
 }
 
 export async function startQueueStack(options: QueueStackOptions = {}): Promise<QueueStack> {
@@ -122,7 +127,8 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 		const t1 = Date.now();
 		const main = await N8n.start({
 			target: info.target,
-			env,
+			env: { ...env, ...options.mainEnv },
+			installPackage: options.installPackage,
 			credentials: [...emulatorCredentials(emulator.url), ...sharedLimitCredentials(emulator.url, redis)],
 			verbose: options.verbose,
 			log: (line) => log(`[main] ${line}`),
@@ -138,7 +144,7 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 		const startAll = async (kind: 'worker' | 'webhook', count: number, command: string[], extraEnv: Record<string, string> = {}) => {
 			const results = await Promise.allSettled(
 				Array.from({ length: count }, (_, i) =>
-					N8n.start({ target: info.target, command, env: { ...env, ...extraEnv }, verbose: options.verbose, log: (line) => log(`[${kind} ${i + 1}] ${line}`) }),
+					N8n.start({ target: info.target, command, env: { ...env, ...options.workerEnv, ...extraEnv }, installPackage: options.installPackage, verbose: options.verbose, log: (line) => log(`[${kind} ${i + 1}] ${line}`) }),
 				),
 			);
 			const started: N8n[] = [];

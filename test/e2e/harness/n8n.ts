@@ -27,6 +27,8 @@ export interface N8nOptions {
 	owner?: { email: string; password: string; firstName: string; lastName: string };
 	/** extra environment for n8n */
 	env?: Record<string, string>;
+	/** false: start n8n without the package (it is then installed the way a user does, e.g. from a registry) */
+	installPackage?: boolean;
 	/**
 	 * The n8n command and its flags, default `['start']`. `['worker', '--concurrency=5']` starts a
 	 * queue-mode worker: it has no REST API and no owner; `port` is then its health server
@@ -151,7 +153,7 @@ export class N8n extends N8nClient {
 			throw new Error(`n8n ${this.info.version} is not installed: run \`bash scripts/install-n8n.sh ${this.info.target}\``);
 		}
 		if (!this.restarting) {
-			await this.installPackage();
+			if (this.options.installPackage !== false) await this.installPackage();
 			this.brokerPort = await freePort();
 			if (this.options.credentials?.length) await this.importCredentials(this.options.credentials);
 			if (this.options.workflows?.length) await this.importWorkflows(this.options.workflows);

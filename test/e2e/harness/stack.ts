@@ -36,6 +36,8 @@ export async function startStack(options: {
 	env?: Record<string, string>;
 	/** owner set up through REST; default E2E_OWNER */
 	owner?: N8nOptions['owner'];
+	/** false: n8n starts without the package */
+	installPackage?: boolean;
 }): Promise<Stack> {
 	const emulator = await startEmulatorWithClient({ port: options.emulatorPort, timeScale: options.timeScale, log: options.log });
 	try {
@@ -51,6 +53,7 @@ export async function startStack(options: {
 			log: options.log,
 			env: options.env,
 			owner: options.owner,
+			installPackage: options.installPackage,
 		});
 		return {
 			emulator,
