@@ -123,3 +123,26 @@ export const replaceLookalikesOption: INodeProperties = {
 	description:
 		'Whether to replace curly quotes, en and em dashes, the ellipsis and no-break spaces with their plain GSM-7 equivalents before sending. One such character makes the whole message Unicode: 70 instead of 160 characters per segment. The output lists what was replaced.',
 };
+
+/** Every sending operation (sending/policies.ts): priced, checked, and nothing posted. */
+export const dryRunOption: INodeProperties = {
+	displayName: 'Dry Run',
+	name: 'dryRun',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to check and price every message without sending anything: each output item shows what would be sent, its encoding, segments, credits, sender and send time (dryRun: true), and a hint shows the total',
+	hint: 'Nothing is sent and nothing is charged while this is on',
+};
+
+/** Every sending operation (sending/policies.ts): the run's credit estimate must not exceed it. */
+export const maxCreditsOption: INodeProperties = {
+	displayName: 'Max Credits',
+	name: 'maxCredits',
+	type: 'number',
+	default: 100,
+	typeOptions: { minValue: 0 },
+	description:
+		'Stop before sending anything when this execution\'s messages would cost more credits than this (one per SMS segment; one per chat message). The output hint shows the credits used against it.',
+	hint: 'Counts every message of the run, placeholders filled; a campaign to contact groups cannot be estimated and is refused',
+};

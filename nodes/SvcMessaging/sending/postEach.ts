@@ -22,6 +22,10 @@ export interface PostEachOptions<P extends PreparedPost> {
 	 * user saw it), written the moment the service answers, before the run ends or crashes.
 	 */
 	accepted: (prepared: P, data: IDataObject) => IDataObject;
+	/** what one item's message costs in credits (Max Credits, a dry run's total); default none (Template → Create) */
+	creditsOf?: (prepared: P) => number | undefined;
+	/** a dry run's output of one item: what would be posted, and its cost; default its request body */
+	price?: (prepared: P) => IDataObject;
 	/** fields that identify an item in its rejected output item (`prepared` undefined: it failed its checks) */
 	identify: (prepared: P | undefined, itemIndex: number) => IDataObject;
 	/** sent with every body, but not part of a message's identity in the send ledger (Send and Wait's report URL) */
@@ -73,6 +77,8 @@ export async function postEach<P extends PreparedPost>(
 		postsOf: (pending) => pending,
 		unitsOf: (unit) => [unit],
 		post: postOne,
+		creditsOf: (unit) => options.creditsOf?.(unit.prepared) ?? 0,
+		price: (unit) => options.price?.(unit.prepared) ?? { ...unit.prepared.body },
 	});
 	// `outcomes` follows `units`, which follow `prepared` without its failed items.
 	let n = 0;

@@ -1,10 +1,11 @@
-import type { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { mayHaveBeenProcessed } from '../transport/errors';
 import { RedisUnavailable } from '../transport/redis';
 import type { EarlierEntry, LedgerEntry } from './ledger';
 import type { ItemFailure, Outcome } from './outcomes';
+import { assertBudget, budgetNote, dryRunNote, estimateCredits } from './policies';
 import { ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
 import { postInWindow, redisLost } from './window';
@@ -35,6 +36,12 @@ export interface RoundOptions<U extends SendUnit, W> {
 	unitsOf: (post: W) => U[];
 	/** posts once and answers each unit's outcome (a failure is an outcome, not a throw) */
 	post: (post: W) => Promise<Posted<U>>;
+	/** a unit's credits, for Max Credits and a dry run's total (undefined: only the service can count them) */
+	creditsOf: (unit: U) => number | undefined;
+	/** a dry run's output of a unit: what would be posted and its cost (encoding, segments, credits, sender, send time) */
+	price: (unit: U) => IDataObject;
+	/** what one unit is, in the dry run's hint (default "message") */
+	noun?: string;
 	/** the first failure stops the send and fails the node (campaigns without Continue On Fail) */
 	stopOnFailure?: boolean;
 }
@@ -53,8 +60,18 @@ export interface RoundOptions<U extends SendUnit, W> {
  * wait).
  */
 export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], options: RoundOptions<U, W>): Promise<UnitOutcome[]> {
-	const { ledger, node } = run;
+	const { ledger, node, policies } = run;
 	for (const unit of units) unit.outcome = undefined;
+	// The policies come first: a budget refused or a dry run posts nothing and marks nothing.
+	const budget = policies.maxCredits;
+	const estimate = budget !== undefined || policies.dryRun ? estimateCredits(units, options.creditsOf) : undefined;
+	assertBudget(node, policies, estimate);
+	if (policies.dryRun) {
+		for (const unit of units) unit.outcome = { ok: true, json: { ...options.price(unit), dryRun: true } };
+		run.hint(dryRunNote(units.length, estimate, budget, options.noun));
+		return units.map((unit) => unit.outcome!);
+	}
+	let used = 0;
 	// Redis (the shared ledger) failed: these units fail unsent with its error.
 	const failUnsent = (failed: U[], error: unknown) => {
 		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
@@ -109,7 +126,10 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 			cap.release(postUnits.length);
 			return postUnits[0].outcome?.ok === false ? postUnits[0].outcome : undefined;
 		}
+		// What each unit costs, read before the post (Send Bulk releases its values once posted).
+		const credits = budget === undefined ? undefined : new Map(postUnits.map((unit) => [unit, options.creditsOf(unit) ?? 0]));
 		const posted = await options.post(post);
+		if (credits) for (const [unit, outcome] of posted) if (outcome.ok) used += credits.get(unit) ?? 0;
 		await record(posted);
 		const failed = posted.find(([, outcome]) => !outcome.ok)?.[1];
 		if (failed && !failed.ok && options.stopOnFailure) throw failed.error;
@@ -127,5 +147,6 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		for (const unit of rest) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: lost!.error };
 		cap.release(rest.length);
 	}
+	if (budget !== undefined) run.hint(budgetNote(used, estimate, budget));
 	return units.map((unit) => unit.outcome!);
 }

@@ -13,6 +13,7 @@ import { durableMarks } from './durableMarks';
 import { openSendLedger, type RunIdentity, type SendLedger } from './ledger';
 import { withDurableMarks } from './ledgerDurable';
 import type { ItemFailure, RunFacts } from './outcomes';
+import { readPolicies, type SendPolicies } from './policies';
 import { openLedger } from './recovery';
 
 /**
@@ -28,6 +29,10 @@ export interface SendRun extends RunFacts {
 	readonly limits?: PlanLimits;
 	readonly ledger: SendLedger;
 	readonly cap: AgentCap;
+	/** Options → Dry Run, Max Credits (policies.ts), applied by the round */
+	readonly policies: SendPolicies;
+	/** an execution hint under the node's output */
+	hint(message: string): void;
 	/** an endpoint function of api/, called with the node run's context */
 	call<T>(endpoint: (ctx: SvcContext, body: IDataObject, itemIndex: number) => Promise<T>, body: IDataObject, itemIndex: number): Promise<T>;
 	/** an error of one item as its outcome (its item index set) */
@@ -78,6 +83,8 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded 
 	const node = ctx.getNode();
 	const continueOnFail = ctx.continueOnFail();
 	const facts = { node, continueOnFail };
+	// Read (and checked) before any request: a bad budget costs nothing.
+	const policies = readPolicies(node, (ctx.getNodeParameter('options', 0, {}) ?? {}) as IDataObject);
 	const nodeOf = { getNode: () => node };
 	const apiCredentials = kind === 'apiKey' ? await getServiceCredentials.call(ctx, 'apiKey') : undefined;
 	if (creditsNeeded !== undefined) await assertBalance(node, async () => await getBalance(ctx), creditsNeeded);
@@ -101,9 +108,12 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded 
 		limits: apiCredentials ? planLimits(apiCredentials) : undefined,
 		ledger,
 		cap,
+		policies,
+		hint: (message) => ctx.addExecutionHints({ message, location: 'outputPane' }),
 		call: async (endpoint, body, itemIndex) => await endpoint(ctx, body, itemIndex),
 		failure: (error, itemIndex) => ({ ok: false, itemIndex, error: wrapError(nodeOf, error, itemIndex) }),
-		finish: async () => await ledger.finish(),
+		// A dry run wrote nothing: nothing to finish.
+		finish: async () => (policies.dryRun ? undefined : await ledger.finish()),
 	};
 }
 

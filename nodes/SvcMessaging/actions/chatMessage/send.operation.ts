@@ -7,9 +7,10 @@ import type { ItemFailure } from '../../sending/outcomes';
 import { postEach, type PreparedPost } from '../../sending/postEach';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
-import { defaultCountryOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
+import { defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
 import { changedInV2 } from '../versions';
-import { acceptedChatMessage, MEDIA_TYPES, newSendCache, prepareChatMessage } from './messageBody';
+import { acceptedChatMessage, MEDIA_TYPES, newSendCache, prepareChatMessage, pricedChatMessage } from './messageBody';
+import { SERVICE } from '../../transport/service';
 
 const MESSAGE_TYPE_OPTIONS_V2 = [
 	{ name: 'Document', value: 'document', description: 'PDF, DOC(X), XLS(X) or PPT(X), up to 100 MB' },
@@ -167,6 +168,8 @@ const properties: INodeProperties[] = [
 					'Whether to allow media links to private, loopback and link-local hosts (e.g. 10.0.0.5, 127.0.0.1, localhost, 169.254.169.254). Off, such links are refused before anything is requested or sent, and "Verify Media Link" also refuses a host name that resolves to one.',
 			},
 			defaultCountryOption,
+			dryRunOption,
+			maxCreditsOption,
 			chatNumberCheckOption,
 			{
 				displayName: 'Verify Media Link',
@@ -199,6 +202,8 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedPost
 	return await postEach(this, prepared, {
 		post: sendChatMessage,
 		noun: 'chat message',
+		creditsOf: () => SERVICE.chatCreditsPerMessage,
+		price: pricedChatMessage,
 		accepted: (message, data) => (sandbox ? { ...acceptedChatMessage(message, data), sandbox: true } : acceptedChatMessage(message, data)),
 		identify: (message, i) =>
 			message ? { phoneNumber: message.body.phoneNumber, type: message.body.type } : { phoneNumber: this.getNodeParameter('phoneNumber', i, '') },

@@ -6,7 +6,8 @@ import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import type { Posted, UnitOutcome } from '../../sending/round';
 import { requestWindow } from '../../transport/requestWindow';
 import type { PlanLimits } from '../../transport/service';
-import type { MessageStats } from '../../rules/segments';
+import { fillPlaceholders, type MessageStats } from '../../rules/segments';
+import { SERVICE } from '../../transport/service';
 import { statsWith, variablesOf, type Group, type Recipient } from './bulkRecipients';
 
 /**
@@ -132,4 +133,21 @@ function recipientFailure(ctx: IExecuteFunctions, r: Recipient, detail: IDataObj
 	);
 	(failure.error as unknown as { errorResponse: IDataObject }).errorResponse = { code: error.code ?? 'REJECTED' };
 	return failure;
+}
+
+/** A dry run's output of one recipient: the text it would receive (placeholders filled) and its cost. */
+export function pricedRecipient(r: Recipient): IDataObject {
+	const { body } = r.group;
+	const variables = variablesOf(r);
+	const stats = statsWith(r.group, variables);
+	return {
+		accepted: false,
+		phoneNumber: r.phoneNumber,
+		message: variables ? fillPlaceholders(body.message as string, variables) : body.message,
+		senderId: body.senderId ?? SERVICE.defaultSenderId,
+		encoding: stats.encoding,
+		segments: stats.segments,
+		credits: stats.credits,
+		sendAt: body.scheduledAt ?? 'now',
+	};
 }

@@ -10,9 +10,12 @@ import { futureTime, SMS_LABELS, smsSchema, smsSchemaAllowingPrivateReportHosts 
 import { isFailure, type ItemFailure } from '../../sending/outcomes';
 import { postEach } from '../../sending/postEach';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
+import { SERVICE } from '../../transport/service';
 import {
 	checkBalanceField,
 	defaultCountryOption,
+	dryRunOption,
+	maxCreditsOption,
 	numberCheckOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
@@ -74,6 +77,8 @@ const properties: INodeProperties[] = [
 				description:
 					"Where the service posts this message's delivery reports, instead of the account's default webhook. Paste the Production URL of an SVC Messaging Trigger here.",
 			},
+			dryRunOption,
+			maxCreditsOption,
 			numberCheckOption,
 			{
 				displayName: 'Reference',
@@ -198,6 +203,18 @@ export async function sendMessages(
 			...(body.scheduledAt ? { scheduledAt: body.scheduledAt } : {}),
 			...(sandbox ? { sandbox: true } : {}),
 			...(acceptedAtField ? { [acceptedAtField]: new Date().toISOString() } : {}),
+		}),
+		creditsOf: ({ stats }) => stats.credits,
+		price: ({ body, stats }) => ({
+			accepted: false,
+			phoneNumber: body.phoneNumber,
+			message: body.message,
+			senderId: body.senderId ?? SERVICE.defaultSenderId,
+			encoding: stats.encoding,
+			characters: stats.characters,
+			segments: stats.segments,
+			credits: stats.credits,
+			sendAt: body.scheduledAt ?? 'now',
 		}),
 		identify: (sms, i) => ({ phoneNumber: sms ? sms.body.phoneNumber : ctx.getNodeParameter('phoneNumber', i, '') }),
 		creditsNeeded: ctx.getNodeParameter('checkBalance', 0, false)

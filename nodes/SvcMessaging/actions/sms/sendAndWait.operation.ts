@@ -8,6 +8,8 @@ import { DELIVERY_WAIT } from './deliveryWait';
 import {
 	checkBalanceField,
 	defaultCountryOption,
+	dryRunOption,
+	maxCreditsOption,
 	numberCheckOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
@@ -65,6 +67,8 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			defaultCountryOption,
+			dryRunOption,
+			maxCreditsOption,
 			numberCheckOption,
 			{
 				displayName: 'Poll Interval (Seconds)',
@@ -138,6 +142,8 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 		acceptedAtField: ACCEPTED_AT,
 		finishesLater: true,
 	});
+	// A dry run posted nothing: nothing to wait for (and no run to finish).
+	if (sent.some((item) => item.json.dryRun === true)) return [sent, []];
 	// Messages a failed run sent report to that run's URL: after a retry, look them up instead.
 	if (sent.some((item) => item.json.alreadySent === true)) mode = 'polling';
 

@@ -9,13 +9,15 @@ import { errorCodeOf } from '../../transport/errors';
 import {
 	checkBalanceField,
 	defaultCountryOption,
+	dryRunOption,
+	maxCreditsOption,
 	numberCheckOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
 	scheduledAtOption,
 	senderIdLocator,
 } from '../common.descriptions';
-import { bulkCallWindow, chunksOf, sendChunk } from './bulkCalls';
+import { bulkCallWindow, chunksOf, pricedRecipient, sendChunk } from './bulkCalls';
 import { assignIdentities } from './bulkIdentities';
 import { forEachSlot, recipientReader, statsOf, type ItemRecipients, type Recipient } from './bulkRecipients';
 
@@ -112,6 +114,8 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			defaultCountryOption,
+			dryRunOption,
+			maxCreditsOption,
 			numberCheckOption,
 			{
 				displayName: 'Reference',
@@ -155,6 +159,8 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 		postsOf: (pending) => chunksOf(pending, limits.recipientsPerCall),
 		unitsOf: (chunk) => chunk.members.slice(chunk.start, chunk.end),
 		post: async (chunk) => await sendChunk(this, chunk),
+		creditsOf: (r) => statsOf(r).credits,
+		price: pricedRecipient,
 	});
 	const failures: ItemFailure[] = [];
 	const output: INodeExecutionData[] = [];
