@@ -4,6 +4,7 @@ import type { SvcContext } from '../transport/credentials';
 import { messageIdentities } from './ledger';
 import { finishSend, isFailure, outputFailure, type ItemFailure } from './outcomes';
 import { sendOnce, type Posted, type SendUnit } from './round';
+import type { Scheduling } from './policies';
 import { openSendRun } from './sendRun';
 import { sendWindow } from './window';
 
@@ -26,6 +27,11 @@ export interface PostEachOptions<P extends PreparedPost> {
 	creditsOf?: (prepared: P) => number | undefined;
 	/** a dry run's output of one item: what would be posted, and its cost; default its request body */
 	price?: (prepared: P) => IDataObject;
+	/** Sending Hours: the item's number and its own scheduled time (without recipientOf the hours do not apply) */
+	recipientOf?: (prepared: P) => string;
+	scheduledAtOf?: (prepared: P) => string | undefined;
+	/** how the operation takes a deferred message (sending/policies.ts) */
+	scheduling?: Scheduling;
 	/** fields that identify an item in its rejected output item (`prepared` undefined: it failed its checks) */
 	identify: (prepared: P | undefined, itemIndex: number) => IDataObject;
 	/** sent with every body, but not part of a message's identity in the send ledger (Send and Wait's report URL) */
@@ -63,10 +69,14 @@ export async function postEach<P extends PreparedPost>(
 	const extra = options.extraBody && Object.keys(options.extraBody).length > 0 ? options.extraBody : undefined;
 	const postOne = async (unit: ItemUnit<P>): Promise<Posted<ItemUnit<P>>> => {
 		const { body } = unit.prepared;
+		// Sending Hours' scheduledAt is posted but, like `extra`, not part of the identity: a retry
+		// judges the hours anew and must still recognise the message.
+		const when = unit.deferred ? { scheduledAt: unit.deferred.scheduledAt } : undefined;
 		try {
 			// No copy per item unless something is added.
-			const data = await run.call(options.post, extra ? { ...body, ...extra } : body, unit.itemIndex);
-			return [[unit, { ok: true, json: options.accepted(unit.prepared, data ?? {}) }]];
+			const data = await run.call(options.post, extra || when ? { ...body, ...extra, ...when } : body, unit.itemIndex);
+			const json = options.accepted(unit.prepared, data ?? {});
+			return [[unit, { ok: true, json: unit.deferred ? Object.assign(json, unit.deferred) : json }]];
 		} catch (error) {
 			return [[unit, run.failure(error, unit.itemIndex)]];
 		}
@@ -79,6 +89,9 @@ export async function postEach<P extends PreparedPost>(
 		post: postOne,
 		creditsOf: (unit) => options.creditsOf?.(unit.prepared) ?? 0,
 		price: (unit) => options.price?.(unit.prepared) ?? { ...unit.prepared.body },
+		recipientOf: options.recipientOf && ((unit) => options.recipientOf!(unit.prepared)),
+		scheduledAtOf: options.scheduledAtOf && ((unit) => options.scheduledAtOf!(unit.prepared)),
+		scheduling: options.scheduling,
 	});
 	// `outcomes` follows `units`, which follow `prepared` without its failed items.
 	let n = 0;

@@ -5,7 +5,7 @@ import { mayHaveBeenProcessed } from '../transport/errors';
 import { RedisUnavailable } from '../transport/redis';
 import type { EarlierEntry, LedgerEntry } from './ledger';
 import type { ItemFailure, Outcome } from './outcomes';
-import { assertBudget, budgetNote, dryRunNote, estimateCredits } from './policies';
+import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling } from './policies';
 import { ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
 import { postInWindow, redisLost } from './window';
@@ -16,6 +16,8 @@ export interface SendUnit {
 	identity: string;
 	/** Set by the round: what became of it (kept on the unit: a map of 100,000 units cost ~10 MB). */
 	outcome?: UnitOutcome;
+	/** Set by the round when Sending Hours defers it: its output fields, scheduledAt among them (posted with it) */
+	deferred?: IDataObject;
 }
 
 /** (sending/outcomes.ts's Outcome, under the round's name) */
@@ -40,6 +42,12 @@ export interface RoundOptions<U extends SendUnit, W> {
 	creditsOf: (unit: U) => number | undefined;
 	/** a dry run's output of a unit: what would be posted and its cost (encoding, segments, credits, sender, send time) */
 	price: (unit: U) => IDataObject;
+	/** Sending Hours: the unit's number (without it, as for campaigns, the hours do not apply) */
+	recipientOf?: (unit: U) => string;
+	/** the unit's own scheduledAt, judged (and moved) instead of now */
+	scheduledAtOf?: (unit: U) => string | undefined;
+	/** how the operation takes a deferred unit (default: posted with its scheduledAt) */
+	scheduling?: Scheduling;
 	/** what one unit is, in the dry run's hint (default "message") */
 	noun?: string;
 	/** the first failure stops the send and fails the node (campaigns without Continue On Fail) */
@@ -61,14 +69,25 @@ export interface RoundOptions<U extends SendUnit, W> {
  */
 export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], options: RoundOptions<U, W>): Promise<UnitOutcome[]> {
 	const { ledger, node, policies } = run;
-	for (const unit of units) unit.outcome = undefined;
-	// The policies come first: a budget refused or a dry run posts nothing and marks nothing.
+	for (const unit of units) {
+		unit.outcome = undefined;
+		unit.deferred = undefined;
+	}
+	// The policies come first: a message skipped, a budget refused or a dry run posts nothing and marks nothing.
+	const { quietHours } = policies;
+	const { recipientOf, scheduledAtOf, scheduling = 'scheduledAt', price } = options;
+	const decided = quietHours && recipientOf ? applyQuietHours(node, quietHours, units, { recipientOf, scheduledAtOf, price, scheduling }) : 0;
+	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
+	let pending = decided ? units.filter((unit) => !unit.outcome) : units;
 	const budget = policies.maxCredits;
-	const estimate = budget !== undefined || policies.dryRun ? estimateCredits(units, options.creditsOf) : undefined;
+	const estimate = budget !== undefined || policies.dryRun ? estimateCredits(pending, options.creditsOf) : undefined;
 	assertBudget(node, policies, estimate);
 	if (policies.dryRun) {
-		for (const unit of units) unit.outcome = { ok: true, json: { ...options.price(unit), dryRun: true } };
-		run.hint(dryRunNote(units.length, estimate, budget, options.noun));
+		for (const unit of pending) {
+			const when = unit.deferred ? { ...unit.deferred, sendAt: unit.deferred.scheduledAt } : undefined;
+			unit.outcome = { ok: true, json: { ...price(unit), ...when, dryRun: true } };
+		}
+		run.hint(dryRunNote(pending.length, estimate, budget, options.noun));
 		return units.map((unit) => unit.outcome!);
 	}
 	let used = 0;
@@ -77,15 +96,14 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
 		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(node, error, unit.itemIndex) };
 	};
-	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
-	let pending = units;
 	if (ledger.consult) {
-		const known = await ledger.lookup(units.map((u) => u.identity)).catch((error: unknown) => {
-			failUnsent(units, error);
+		const asked = pending;
+		const known = await ledger.lookup(asked.map((u) => u.identity)).catch((error: unknown) => {
+			failUnsent(asked, error);
 			return [];
 		});
 		pending = [];
-		units.forEach((unit, n) => {
+		asked.forEach((unit, n) => {
 			const earlier = known[n];
 			if (unit.outcome) return;
 			if (earlier?.outcome === 'accepted') {

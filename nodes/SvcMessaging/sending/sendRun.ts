@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import { randomUUID } from 'crypto';
 
 import { agentCapOf, UNCAPPED, type AgentCap } from '../aiTool/agentCap';
 import { getBalance } from '../api/account';
 import { getServiceCredentials, planLimits, type SvcContext } from '../transport/credentials';
-import { wrapError } from '../transport/errors';
+import { INVALID_INPUT, withErrorCode, wrapError } from '../transport/errors';
 import { sharedLimitOf } from '../transport/redis';
 import { connectKeyLimiter } from '../transport/request';
 import type { PlanLimits } from '../transport/service';
@@ -60,6 +61,26 @@ export interface SendRunOptions {
 	creditsNeeded?: number;
 }
 
+/**
+ * Sending Hours' time zone of item `i`, for a number outside the six countries: its Time Zone
+ * field (an IANA name, mappable per item), else the workflow's. Read only for such numbers.
+ */
+function itemTimeZone(ctx: IExecuteFunctions, i: number): string {
+	const zone = String(ctx.getNodeParameter('options.sendingHours.hours.timeZone', i, '') ?? '').trim() || ctx.getTimezone();
+	try {
+		new Intl.DateTimeFormat('en-US', { timeZone: zone });
+	} catch {
+		throw withErrorCode(
+			new NodeOperationError(ctx.getNode(), `Item ${i}: "Time Zone" must be an IANA time zone such as Africa/Nairobi (got ${JSON.stringify(zone)})`, {
+				itemIndex: i,
+				description: 'Nothing was sent. Options → Sending Hours → Time Zone.',
+			}),
+			INVALID_INPUT,
+		);
+	}
+	return zone;
+}
+
 /** Who sends, as the ledger keys it. */
 export function runIdentityOf(ctx: IExecuteFunctions): RunIdentity {
 	return {
@@ -84,7 +105,7 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded 
 	const continueOnFail = ctx.continueOnFail();
 	const facts = { node, continueOnFail };
 	// Read (and checked) before any request: a bad budget costs nothing.
-	const policies = readPolicies(node, (ctx.getNodeParameter('options', 0, {}) ?? {}) as IDataObject);
+	const policies = readPolicies(node, (ctx.getNodeParameter('options', 0, {}) ?? {}) as IDataObject, (i) => itemTimeZone(ctx, i));
 	const nodeOf = { getNode: () => node };
 	const apiCredentials = kind === 'apiKey' ? await getServiceCredentials.call(ctx, 'apiKey') : undefined;
 	if (creditsNeeded !== undefined) await assertBalance(node, async () => await getBalance(ctx), creditsNeeded);

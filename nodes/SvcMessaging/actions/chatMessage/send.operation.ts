@@ -7,7 +7,14 @@ import type { ItemFailure } from '../../sending/outcomes';
 import { postEach, type PreparedPost } from '../../sending/postEach';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
-import { defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
+import {
+	defaultCountryOption,
+	dryRunOption,
+	maxCreditsOption,
+	numberCheckOption,
+	resendUnknownOutcomeOption,
+	sendingHoursOption,
+} from '../common.descriptions';
 import { changedInV2 } from '../versions';
 import { acceptedChatMessage, MEDIA_TYPES, newSendCache, prepareChatMessage, pricedChatMessage } from './messageBody';
 import { SERVICE } from '../../transport/service';
@@ -171,6 +178,7 @@ const properties: INodeProperties[] = [
 			dryRunOption,
 			maxCreditsOption,
 			chatNumberCheckOption,
+			sendingHoursOption(false),
 			{
 				displayName: 'Verify Media Link',
 				name: 'verifyMediaLink',
@@ -203,6 +211,8 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedPost
 		post: sendChatMessage,
 		noun: 'chat message',
 		creditsOf: () => SERVICE.chatCreditsPerMessage,
+		recipientOf: ({ body }) => body.phoneNumber as string,
+		scheduling: 'none',
 		price: pricedChatMessage,
 		accepted: (message, data) => (sandbox ? { ...acceptedChatMessage(message, data), sandbox: true } : acceptedChatMessage(message, data)),
 		identify: (message, i) =>

@@ -21,6 +21,8 @@ export interface Recipient {
 	group: Group;
 	/** What was sent to this recipient, numbered among repeats: its key in the send ledger. */
 	identity: string;
+	/** Set by the send round when Sending Hours defers this recipient (sending/round.ts) */
+	deferred?: IDataObject;
 }
 
 export interface Group {

@@ -21,6 +21,7 @@ import {
 	resendUnknownOutcomeOption,
 	scheduledAtOption,
 	senderIdLocator,
+	sendingHoursOption,
 } from '../common.descriptions';
 import { perItemParameter } from '../parameters';
 
@@ -89,6 +90,7 @@ const properties: INodeProperties[] = [
 			},
 			replaceLookalikesOption,
 			scheduledAtOption,
+			sendingHoursOption(true),
 			resendUnknownOutcomeOption,
 		],
 	},
@@ -205,6 +207,9 @@ export async function sendMessages(
 			...(acceptedAtField ? { [acceptedAtField]: new Date().toISOString() } : {}),
 		}),
 		creditsOf: ({ stats }) => stats.credits,
+		recipientOf: ({ body }) => body.phoneNumber as string,
+		scheduledAtOf: ({ body }) => body.scheduledAt as string | undefined,
+		scheduling: finishesLater ? 'noWait' : 'scheduledAt',
 		price: ({ body, stats }) => ({
 			accepted: false,
 			phoneNumber: body.phoneNumber,

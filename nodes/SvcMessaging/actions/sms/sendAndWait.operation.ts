@@ -13,6 +13,7 @@ import {
 	numberCheckOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
+	sendingHoursOption,
 } from '../common.descriptions';
 import { ACCEPTED_AT, isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
 import { lookUpWaiting, pollUntilFinal } from './deliveryPolling';
@@ -87,6 +88,7 @@ const properties: INodeProperties[] = [
 				description: 'Your own reference (e.g. an order number), returned in delivery reports',
 			},
 			replaceLookalikesOption,
+			sendingHoursOption(false),
 			resendUnknownOutcomeOption,
 		],
 	},

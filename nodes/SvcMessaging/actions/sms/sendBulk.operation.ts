@@ -16,6 +16,7 @@ import {
 	resendUnknownOutcomeOption,
 	scheduledAtOption,
 	senderIdLocator,
+	sendingHoursOption,
 } from '../common.descriptions';
 import { bulkCallWindow, chunksOf, pricedRecipient, sendChunk } from './bulkCalls';
 import { assignIdentities } from './bulkIdentities';
@@ -126,6 +127,7 @@ const properties: INodeProperties[] = [
 			},
 			replaceLookalikesOption,
 			scheduledAtOption,
+			sendingHoursOption(true),
 			resendUnknownOutcomeOption,
 		],
 	},
@@ -160,6 +162,8 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 		unitsOf: (chunk) => chunk.members.slice(chunk.start, chunk.end),
 		post: async (chunk) => await sendChunk(this, chunk),
 		creditsOf: (r) => statsOf(r).credits,
+		recipientOf: (r) => r.phoneNumber,
+		scheduledAtOf: (r) => r.group.body.scheduledAt as string | undefined,
 		price: pricedRecipient,
 	});
 	const failures: ItemFailure[] = [];
