@@ -2,7 +2,8 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { SUPPORTED_COUNTRIES } from '../rules/phone';
 
-export const senderIdLocator = (description: string, required = false): INodeProperties => ({
+/** `automatic`: the list offers "Automatic (by Recipient's Country)" first (SMS Send, Send and Wait, Send Bulk). */
+export const senderIdLocator = (description: string, required = false, automatic = false): INodeProperties => ({
 	displayName: 'Sender ID',
 	name: 'senderId',
 	type: 'resourceLocator',
@@ -15,7 +16,7 @@ export const senderIdLocator = (description: string, required = false): INodePro
 			name: 'list',
 			type: 'list',
 			placeholder: 'Select an approved sender ID...',
-			typeOptions: { searchListMethod: 'searchSenderIds', searchable: true },
+			typeOptions: { searchListMethod: automatic ? 'searchSenderIdsOrAutomatic' : 'searchSenderIds', searchable: true },
 		},
 		{
 			displayName: 'By ID',

@@ -30,6 +30,8 @@ export interface PostEachOptions<P extends PreparedPost> {
 	/** Sending Hours: the item's number and its own scheduled time (without recipientOf the hours do not apply) */
 	recipientOf?: (prepared: P) => string;
 	scheduledAtOf?: (prepared: P) => string | undefined;
+	/** whether the item asked for Sender ID "Automatic (by Recipient's Country)" */
+	automaticSender?: (prepared: P) => boolean;
 	/** how the operation takes a deferred message (sending/policies.ts) */
 	scheduling?: Scheduling;
 	/** fields that identify an item in its rejected output item (`prepared` undefined: it failed its checks) */
@@ -71,12 +73,13 @@ export async function postEach<P extends PreparedPost>(
 		const { body } = unit.prepared;
 		// Sending Hours' scheduledAt is posted but, like `extra`, not part of the identity: a retry
 		// judges the hours anew and must still recognise the message.
-		const when = unit.deferred ? { scheduledAt: unit.deferred.scheduledAt } : undefined;
+		// So is the sender ID chosen for the number's country (a retry chooses again).
+		const when = unit.deferred || unit.sender ? { ...(unit.deferred && { scheduledAt: unit.deferred.scheduledAt }), ...(unit.sender && { senderId: unit.sender }) } : undefined;
 		try {
 			// No copy per item unless something is added.
 			const data = await run.call(options.post, extra || when ? { ...body, ...extra, ...when } : body, unit.itemIndex);
 			const json = options.accepted(unit.prepared, data ?? {});
-			return [[unit, { ok: true, json: unit.deferred ? Object.assign(json, unit.deferred) : json }]];
+			return [[unit, { ok: true, json: when ? Object.assign(json, unit.deferred, when) : json }]];
 		} catch (error) {
 			return [[unit, run.failure(error, unit.itemIndex)]];
 		}
@@ -92,6 +95,7 @@ export async function postEach<P extends PreparedPost>(
 		recipientOf: options.recipientOf && ((unit) => options.recipientOf!(unit.prepared)),
 		scheduledAtOf: options.scheduledAtOf && ((unit) => options.scheduledAtOf!(unit.prepared)),
 		scheduling: options.scheduling,
+		automaticSender: options.automaticSender && ((unit) => options.automaticSender!(unit.prepared)),
 	});
 	// `outcomes` follows `units`, which follow `prepared` without its failed items.
 	let n = 0;

@@ -1,13 +1,14 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { countryOfNumber } from '../rules/phone';
 import { INVALID_INPUT, withErrorCode } from '../transport/errors';
 
 /**
  * "Sending Hours": a message goes out only when the recipient's local time is inside the allowed
  * hours of an allowed day. The six countries of the service have one time zone each and no
- * daylight saving, and each has a calling code of its own, so the number alone gives its local
- * time. Any other number (chat reaches every country) is judged in the item's Time Zone field,
+ * daylight saving, and each has a calling code of its own (rules/phone.ts), so the number alone
+ * gives its local time. Any other number (chat reaches every country) is judged in the item's Time Zone field,
  * else the workflow's time zone.
  */
 export type Outside = 'schedule' | 'skip' | 'send';
@@ -23,15 +24,8 @@ export interface QuietHours {
 	zoneOf(itemIndex: number): string;
 }
 
-/** UTC offset in minutes, by calling code (KE, UG, TZ: +3; RW: +2; NG: +1; GH: 0). */
-const FIXED_ZONES: Array<[prefix: string, country: string, offset: number]> = [
-	['+254', 'KE', 180],
-	['+256', 'UG', 180],
-	['+255', 'TZ', 180],
-	['+250', 'RW', 120],
-	['+234', 'NG', 60],
-	['+233', 'GH', 0],
-];
+/** UTC offset in minutes of the six countries (one zone each, no daylight saving). */
+const OFFSETS: Record<string, number> = { KE: 180, UG: 180, TZ: 180, RW: 120, NG: 60, GH: 0 };
 
 const MINUTE = 60_000;
 const DAY = 1440 * MINUTE;
@@ -42,10 +36,9 @@ export const ALL_DAYS = DAYS;
 export type Zone = { fixed: number; label: string } | { iana: string };
 
 export function zoneOfNumber(hours: QuietHours, phoneNumber: string, itemIndex: number): Zone {
-	for (const [prefix, country, offset] of FIXED_ZONES) {
-		if (phoneNumber.startsWith(prefix)) return { fixed: offset, label: `${country} ${offsetText(offset)}` };
-	}
-	return { iana: hours.zoneOf(itemIndex) };
+	const country = countryOfNumber(phoneNumber);
+	const offset = country === undefined ? undefined : OFFSETS[country];
+	return offset === undefined ? { iana: hours.zoneOf(itemIndex) } : { fixed: offset, label: `${country} ${offsetText(offset)}` };
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

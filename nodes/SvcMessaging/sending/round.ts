@@ -8,6 +8,7 @@ import type { ItemFailure, Outcome } from './outcomes';
 import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling } from './policies';
 import { ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
+import { chooseSenders } from './senderByCountry';
 import { postInWindow, redisLost } from './window';
 
 /** One message (or campaign) of a send, under its identity in the send ledger. */
@@ -18,6 +19,8 @@ export interface SendUnit {
 	outcome?: UnitOutcome;
 	/** Set by the round when Sending Hours defers it: its output fields, scheduledAt among them (posted with it) */
 	deferred?: IDataObject;
+	/** Set by the round for Sender ID "Automatic": the sender ID chosen for the number's country (posted with it) */
+	sender?: string;
 }
 
 /** (sending/outcomes.ts's Outcome, under the round's name) */
@@ -46,6 +49,8 @@ export interface RoundOptions<U extends SendUnit, W> {
 	recipientOf?: (unit: U) => string;
 	/** the unit's own scheduledAt, judged (and moved) instead of now */
 	scheduledAtOf?: (unit: U) => string | undefined;
+	/** whether the unit asked for Sender ID "Automatic (by Recipient's Country)" */
+	automaticSender?: (unit: U) => boolean;
 	/** how the operation takes a deferred unit (default: posted with its scheduledAt) */
 	scheduling?: Scheduling;
 	/** what one unit is, in the dry run's hint (default "message") */
@@ -72,6 +77,7 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 	for (const unit of units) {
 		unit.outcome = undefined;
 		unit.deferred = undefined;
+		unit.sender = undefined;
 	}
 	// The policies come first: a message skipped, a budget refused or a dry run posts nothing and marks nothing.
 	const { quietHours } = policies;
@@ -79,13 +85,15 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 	const decided = quietHours && recipientOf ? applyQuietHours(node, quietHours, units, { recipientOf, scheduledAtOf, price, scheduling }) : 0;
 	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
 	let pending = decided ? units.filter((unit) => !unit.outcome) : units;
+	if (options.automaticSender && recipientOf) await chooseSenders(run, pending, recipientOf, options.automaticSender);
 	const budget = policies.maxCredits;
 	const estimate = budget !== undefined || policies.dryRun ? estimateCredits(pending, options.creditsOf) : undefined;
 	assertBudget(node, policies, estimate);
 	if (policies.dryRun) {
 		for (const unit of pending) {
 			const when = unit.deferred ? { ...unit.deferred, sendAt: unit.deferred.scheduledAt } : undefined;
-			unit.outcome = { ok: true, json: { ...price(unit), ...when, dryRun: true } };
+			const sender = unit.sender ? { senderId: unit.sender } : undefined;
+			unit.outcome = { ok: true, json: { ...price(unit), ...when, ...sender, dryRun: true } };
 		}
 		run.hint(dryRunNote(pending.length, estimate, budget, options.noun));
 		return units.map((unit) => unit.outcome!);

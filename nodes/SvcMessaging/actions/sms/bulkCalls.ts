@@ -24,6 +24,8 @@ export interface Chunk {
 	end: number;
 	/** Sending Hours deferred these recipients to this time (one call per group and send time) */
 	scheduledAt?: unknown;
+	/** Sender ID "Automatic": the sender ID chosen for these recipients' country */
+	sender?: string;
 }
 
 /**
@@ -31,8 +33,9 @@ export interface Chunk {
  * one send time (Sending Hours defers recipients by their country's local time).
  */
 export function chunksOf(pending: Recipient[], perCall: number): Chunk[] {
-	const groups = new Map<Group, Map<unknown, Recipient[]>>();
-	const sendAt = (r: Recipient) => r.deferred?.scheduledAt;
+	const groups = new Map<Group, Map<string, Recipient[]>>();
+	// One call per send time and sender ID (Sending Hours, Automatic sender) within a group.
+	const sendAt = (r: Recipient) => (r.deferred || r.sender ? `${String(r.deferred?.scheduledAt ?? '')}\u0000${r.sender ?? ''}` : '');
 	// Usually one message and one time for all: its members are the pending list itself, not a copy.
 	if (pending.length && pending.every((r) => r.group === pending[0].group && sendAt(r) === sendAt(pending[0]))) {
 		groups.set(pending[0].group, new Map([[sendAt(pending[0]), pending]]));
@@ -46,9 +49,10 @@ export function chunksOf(pending: Recipient[], perCall: number): Chunk[] {
 	}
 	const chunks: Chunk[] = [];
 	for (const [group, times] of groups) {
-		for (const [scheduledAt, members] of times) {
+		for (const members of times.values()) {
+			const { deferred, sender } = members[0];
 			for (let start = 0; start < members.length; start += perCall) {
-				chunks.push({ group, members, start, end: Math.min(start + perCall, members.length), scheduledAt });
+				chunks.push({ group, members, start, end: Math.min(start + perCall, members.length), scheduledAt: deferred?.scheduledAt, sender });
 			}
 		}
 	}
@@ -74,7 +78,7 @@ export function bulkCallWindow(limits: PlanLimits): number {
  * Posts one chunk and answers each of its recipients' outcome. The body is built here, when the chunk's
  * turn comes (a bounded number of chunks at a time: bulkCallWindow), not for every chunk at once.
  */
-export async function sendChunk(ctx: IExecuteFunctions, { group, members, start, end, scheduledAt }: Chunk): Promise<Posted<Recipient>> {
+export async function sendChunk(ctx: IExecuteFunctions, { group, members, start, end, scheduledAt, sender }: Chunk): Promise<Posted<Recipient>> {
 	const chunk = members.slice(start, end);
 	// What each recipient's text costs, read with the values the body is built from (they are
 	// released once the post is made).
@@ -82,6 +86,7 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 	const body: IDataObject = {
 		...group.body,
 		...(scheduledAt ? { scheduledAt } : {}),
+		...(sender ? { senderId: sender } : {}),
 		recipients: chunk.map((r) => {
 			const variables = variablesOf(r);
 			stats.push(statsWith(group, variables));
@@ -111,6 +116,7 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 		const error = rejected.size ? rejected.get(index) : undefined;
 		if (error) return [r, recipientFailure(ctx, r, error)];
 		const json = acceptedJson(data.batchId, messages[next++] ?? {}, r.phoneNumber, stats[index], group);
+		if (sender) json.senderId = sender;
 		return [r, { ok: true, json: r.deferred ? Object.assign(json, r.deferred) : json }];
 	});
 }
@@ -156,7 +162,7 @@ export function pricedRecipient(r: Recipient): IDataObject {
 		accepted: false,
 		phoneNumber: r.phoneNumber,
 		message: variables ? fillPlaceholders(body.message as string, variables) : body.message,
-		senderId: body.senderId ?? SERVICE.defaultSenderId,
+		senderId: r.sender ?? body.senderId ?? SERVICE.defaultSenderId,
 		encoding: stats.encoding,
 		segments: stats.segments,
 		credits: stats.credits,

@@ -105,7 +105,11 @@ const properties: INodeProperties[] = [
 			'Sent to every recipient. {{name}} placeholders are filled per recipient by the service; write them in a fixed (not expression) field.',
 		hint: 'Placeholders look like {{name}} with no spaces; every recipient needs a value for each one',
 	},
-	senderIdLocator('Name shown as the sender. Leave empty for the service default (SVCSMS).'),
+	senderIdLocator(
+		"Name shown as the sender. Leave empty for the service default (SVCSMS). Automatic (by Recipient's Country): an active sender ID approved for each number's country.",
+		false,
+		true,
+	),
 	checkBalanceField('bulk send'),
 	{
 		displayName: 'Options',
@@ -163,6 +167,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 		post: async (chunk) => await sendChunk(this, chunk),
 		creditsOf: (r) => statsOf(r).credits,
 		recipientOf: (r) => r.phoneNumber,
+		automaticSender: (r) => r.group.automaticSender === true,
 		scheduledAtOf: (r) => r.group.body.scheduledAt as string | undefined,
 		price: pricedRecipient,
 	});
