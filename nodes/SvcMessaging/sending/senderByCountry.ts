@@ -47,8 +47,9 @@ export async function chooseSenders<U extends { itemIndex: number; sender?: stri
 		senderIds ??= await run.call(async (service, _body, i) => await listSenderIds(service, i), {}, unit.itemIndex);
 		const country = countryOfNumber(recipientOf(unit)) ?? 'other';
 		if (!chosen.has(country)) chosen.set(country, senderForCountry(senderIds, country));
-		unit.sender = chosen.get(country);
-		if (unit.sender === undefined) unmatched.set(country, (unmatched.get(country) ?? 0) + 1);
+		const sender = chosen.get(country);
+		if (sender !== undefined) unit.sender = sender;
+		else unmatched.set(country, (unmatched.get(country) ?? 0) + 1);
 	}
 	if (unmatched.size === 0) return;
 	const list = [...unmatched].map(([country, n]) => `${country === 'other' ? 'other countries' : country} (${n})`).join(', ');
