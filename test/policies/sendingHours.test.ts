@@ -99,10 +99,19 @@ describe('Sending Hours: judged in the recipient\'s local time', () => {
 		]);
 	});
 
-	it('Dry Run shows the send time after Sending Hours', async () => {
+	it('Dry Run shows the send time after Sending Hours, and marks a skipped item too', async () => {
 		const { out } = await run(sendParameters({ options: { ...hours(), dryRun: true } }), [{ phone: KE }, { phone: GH }]);
 		expect(sent(emu)).toHaveLength(0);
-		expect(out.map((o) => o.sendAt)).toEqual([NAIROBI_OPENING, 'now']);
+		expect(out.map((o) => [o.sendAt, o.dryRun])).toEqual([
+			[NAIROBI_OPENING, true],
+			['now', true],
+		]);
+		const skipped = await run(sendParameters({ options: { ...hours({ outside: 'skip' }), dryRun: true } }), [{ phone: KE }, { phone: GH }]);
+		expect(skipped.out.map((o) => [o.skipped ?? false, o.dryRun])).toEqual([
+			[true, true],
+			[false, true],
+		]);
+		expect(skipped.hints).toContain('Dry run: nothing was sent. 1 message would be sent, about 1 credit. Turn off "Dry Run" to send.');
 	});
 
 	it('SMS → Send and Wait: a message outside the hours is refused clearly (it cannot wait for a schedule); Skip skips it', async () => {

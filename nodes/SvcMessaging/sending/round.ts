@@ -92,6 +92,8 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 	const estimate = budget !== undefined || policies.dryRun ? estimateCredits(pending, options.creditsOf) : undefined;
 	assertBudget(node, policies, estimate);
 	if (policies.dryRun) {
+		// Skipped by Sending Hours: marked too (nothing would have been sent either way).
+		if (decided) for (const unit of units) if (unit.outcome?.ok) unit.outcome.json.dryRun = true;
 		for (const unit of pending) {
 			const when = unit.deferred ? { ...unit.deferred, sendAt: unit.deferred.scheduledAt } : undefined;
 			const sender = unit.sender ? { senderId: unit.sender } : undefined;
