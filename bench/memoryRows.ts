@@ -43,6 +43,19 @@ export const sendMemoryScenarios = SIZES.sendMemory.map((items, n) => ({
 	capped: n === SIZES.sendMemory.length - 1,
 }));
 
+/** The first SMS Send row again with every send policy on (worker.ts: `policies`): its memory and rate beside the row without. */
+const first = sendMemoryScenarios[0];
+export const policiesMemoryScenario = {
+	...first,
+	id: `${first.id}-policies`,
+	label: 'SMS Send, live heap, every send policy on',
+	policies: true,
+	offset: first.offset + 500_000,
+	key: keyFor(`${first.id}-policies`),
+	warmupKey: keyFor(`warmup-${first.id}-policies`),
+	capped: false,
+};
+
 /** Runs `s` in a fresh worker with `v8Flags`, after `warmup` if any; notes the old-space limit. */
 async function freshProcessRow(bench: Bench, s: LabelledScenario, v8Flags: string[], limitMb?: number, warmup?: LabelledScenario): Promise<Row> {
 	const worker = new BenchWorker(v8Flags);
@@ -81,7 +94,7 @@ export async function memoryRows(bench: Bench): Promise<Row[]> {
 		const limitMb = Math.ceil(baselineMb + MEMORY_TARGET_MB);
 		rows.push(await freshProcessRow(bench, bulkCappedScenario, [`--max-old-space-size=${limitMb}`], limitMb));
 	}
-	for (const { capped, warmupKey, ...scenario } of sendMemoryScenarios) {
+	for (const { capped, warmupKey, ...scenario } of [...sendMemoryScenarios, policiesMemoryScenario]) {
 		if (!want(scenario.id)) continue;
 		let limitMb: number | undefined;
 		if (capped) limitMb = Math.ceil((await baselineOf(scenario)) + SEND_CAP_MB);
@@ -94,6 +107,6 @@ export async function memoryRows(bench: Bench): Promise<Row[]> {
 
 /** Every key the memory rows use, for the bench account. */
 export const memoryKeys = (): Array<{ key: string; plan: Plan }> => [
-	...[bulkMemoryScenario, bulkCappedScenario, ...sendMemoryScenarios].map((s) => ({ key: s.key, plan: s.plan })),
-	...sendMemoryScenarios.map((s) => ({ key: s.warmupKey, plan: 'business' as Plan })),
+	...[bulkMemoryScenario, bulkCappedScenario, ...sendMemoryScenarios, policiesMemoryScenario].map((s) => ({ key: s.key, plan: s.plan })),
+	...[...sendMemoryScenarios, policiesMemoryScenario].map((s) => ({ key: s.warmupKey, plan: 'business' as Plan })),
 ];

@@ -42,6 +42,11 @@ export interface NodeScenario {
 	 * so that V8's lazy collection does not blur what the send holds; the highest is reported.
 	 */
 	liveHeapEveryMs?: number;
+	/**
+	 * SMS Send with every send policy on: Sending Hours (open all day, so every message is judged
+	 * and none deferred), Sender ID Automatic, Max Credits far above the send.
+	 */
+	policies?: boolean;
 }
 
 export interface SharedLimitSettings {
@@ -136,6 +141,10 @@ function parameters(scenario: NodeScenario, reference: string, url: string): IDa
 	}
 	const senderId = { __rl: true, mode: 'list', value: '' };
 	if (scenario.operation === 'send') {
+		if (scenario.policies) {
+			const options = { reference, maxCredits: 100 * scenario.items, sendingHours: { hours: { from: '00:00', until: '23:59', outside: 'schedule' } } };
+			return { resource: 'sms', operation: 'send', phoneNumber: '={{ $json.phone }}', message: MESSAGE, senderId: { ...senderId, value: 'auto' }, options };
+		}
 		return { resource: 'sms', operation: 'send', phoneNumber: '={{ $json.phone }}', message: MESSAGE, senderId, options: { reference } };
 	}
 	return {

@@ -25,7 +25,13 @@ function poster(timedOut: string[] = []) {
 }
 
 /** One post per unit, one at a time (the order the tests read). */
-const oneEach = { window: 1, postsOf: (pending: SendUnit[]) => pending, unitsOf: (unit: SendUnit) => [unit] };
+const oneEach = {
+	window: 1,
+	postsOf: (pending: SendUnit[]) => pending,
+	unitsOf: (unit: SendUnit) => [unit],
+	creditsOf: () => 1,
+	price: (unit: SendUnit) => ({ identity: unit.identity }),
+};
 const units = (...ids: string[]) => ids.map((identity, itemIndex) => ({ identity, itemIndex }));
 const failIfAnyFailed = (outcomes: UnitOutcome[]) => {
 	const failed = outcomes.find((o) => !o.ok);

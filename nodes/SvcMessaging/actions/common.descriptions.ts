@@ -2,7 +2,8 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { SUPPORTED_COUNTRIES } from '../rules/phone';
 
-export const senderIdLocator = (description: string, required = false): INodeProperties => ({
+/** `automatic`: the list offers "Automatic (by Recipient's Country)" first (SMS Send, Send and Wait, Send Bulk). */
+export const senderIdLocator = (description: string, required = false, automatic = false): INodeProperties => ({
 	displayName: 'Sender ID',
 	name: 'senderId',
 	type: 'resourceLocator',
@@ -15,7 +16,7 @@ export const senderIdLocator = (description: string, required = false): INodePro
 			name: 'list',
 			type: 'list',
 			placeholder: 'Select an approved sender ID...',
-			typeOptions: { searchListMethod: 'searchSenderIds', searchable: true },
+			typeOptions: { searchListMethod: automatic ? 'searchSenderIdsOrAutomatic' : 'searchSenderIds', searchable: true },
 		},
 		{
 			displayName: 'By ID',
@@ -123,3 +124,114 @@ export const replaceLookalikesOption: INodeProperties = {
 	description:
 		'Whether to replace curly quotes, en and em dashes, the ellipsis and no-break spaces with their plain GSM-7 equivalents before sending. One such character makes the whole message Unicode: 70 instead of 160 characters per segment. Links are left as they are, and nothing is replaced when the message would stay Unicode anyway (e.g. it has an emoji). The output lists what was replaced.',
 };
+
+/** Every sending operation (sending/policies.ts): priced, checked, and nothing posted. */
+export const dryRunOption: INodeProperties = {
+	displayName: 'Dry Run',
+	name: 'dryRun',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to check and price every message without sending anything: each output item shows what would be sent, its encoding, segments, credits, sender and send time (dryRun: true), and a hint shows the total',
+	hint: 'Nothing is sent and nothing is charged while this is on',
+};
+
+/** Every sending operation (sending/policies.ts): the run's credit estimate must not exceed it. */
+export const maxCreditsOption: INodeProperties = {
+	displayName: 'Max Credits',
+	name: 'maxCredits',
+	type: 'number',
+	default: 100,
+	typeOptions: { minValue: 0 },
+	description:
+		'Stop before sending anything when this execution\'s messages would cost more credits than this (one per SMS segment; one per chat message). The output hint shows the credits used against it.',
+	hint: 'Counts every message of the run, placeholders filled; a campaign to contact groups cannot be estimated and is refused',
+};
+
+/** What Sending Hours does with a message outside them; the first only where the send can be scheduled. */
+const OUTSIDE_HOURS = [
+	{
+		name: 'Schedule for the Next Opening',
+		value: 'schedule',
+		description: 'Sets Scheduled Time to the next opening (a Scheduled Time of your own inside the quiet hours is moved)',
+	},
+	{ name: 'Send Anyway', value: 'send' },
+	{ name: 'Skip', value: 'skip', description: 'The item is output as not sent (skipped: true), with the next opening' },
+];
+
+const OUTSIDE_SCHEDULE: INodeProperties = {
+	displayName: 'Outside Sending Hours',
+	name: 'outside',
+	type: 'options',
+	default: 'schedule',
+	options: OUTSIDE_HOURS,
+};
+
+const OUTSIDE_NO_SCHEDULE: INodeProperties = {
+	displayName: 'Outside Sending Hours',
+	name: 'outside',
+	type: 'options',
+	default: 'skip',
+	options: [
+		{ name: 'Send Anyway', value: 'send' },
+		{ name: 'Skip', value: 'skip', description: 'The item is output as not sent (skipped: true), with the next opening' },
+	],
+};
+
+const DAY_NAMES = ['Friday', 'Monday', 'Saturday', 'Sunday', 'Thursday', 'Tuesday', 'Wednesday'];
+
+/**
+ * Every sending operation but campaigns (sending/quietHours.ts). `canSchedule`: SMS Send and Send
+ * Bulk can defer a message to the next opening; chat has no schedule, Send and Wait no wait for one.
+ */
+export const sendingHoursOption = (canSchedule: boolean): INodeProperties => ({
+	displayName: 'Sending Hours',
+	name: 'sendingHours',
+	type: 'fixedCollection',
+	default: {},
+	placeholder: 'Add Sending Hours',
+	description:
+		"Send only within these hours of the recipient's local time, told by the number's country (Kenya, Uganda, Tanzania UTC+3; Rwanda UTC+2; Nigeria UTC+1; Ghana UTC+0); other numbers use Time Zone, else the workflow's time zone",
+	options: [
+		{
+			name: 'hours',
+			displayName: 'Hours',
+			values: [
+				{
+					displayName: 'Allowed Days',
+					name: 'days',
+					type: 'multiOptions',
+					default: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
+					options: DAY_NAMES.map((name) => ({ name, value: name.toLowerCase() })),
+					description: 'Local days on which messages may go out (hours past midnight count to the day they began)',
+				},
+				{
+					displayName: 'Allowed From',
+					name: 'from',
+					type: 'string',
+					default: '08:00',
+					placeholder: 'e.g. 08:00',
+					description: 'Local time (HH:MM, 24-hour) from which messages may go out',
+				},
+				{
+					displayName: 'Allowed Until',
+					name: 'until',
+					type: 'string',
+					default: '20:00',
+					placeholder: 'e.g. 20:00',
+					description: 'Local time (HH:MM) from which they may no longer go out. Earlier than Allowed From: the hours span midnight.',
+				},
+				canSchedule ? OUTSIDE_SCHEDULE : OUTSIDE_NO_SCHEDULE,
+				{
+					displayName: 'Time Zone',
+					name: 'timeZone',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. Africa/Nairobi',
+					description: "IANA time zone of numbers outside the six countries (map it per item). Empty: the workflow's time zone.",
+				},
+			],
+		},
+	],
+	hint: 'Judged in the recipient\'s time, not n8n\'s: 20:00 in Lagos is 22:00 in Nairobi',
+});

@@ -1,6 +1,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { listSenderIds } from '../api/sms';
+import { AUTOMATIC_SENDER } from '../sending/senderByCountry';
 
 export async function searchSenderIds(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const senderIds = await listSenderIds(this);
@@ -13,6 +14,14 @@ export async function searchSenderIds(this: ILoadOptionsFunctions, filter?: stri
 				value: String(s.senderId),
 			})),
 	};
+}
+
+/** The sender IDs, after "Automatic (by Recipient's Country)" (SMS sends: sending/senderByCountry.ts). */
+export async function searchSenderIdsOrAutomatic(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const { results } = await searchSenderIds.call(this, filter);
+	const automatic = { name: "Automatic (by Recipient's Country)", value: AUTOMATIC_SENDER };
+	const shown = !filter || automatic.name.toLowerCase().includes(filter.toLowerCase());
+	return { results: shown ? [automatic, ...results] : results };
 }
 
 export { searchCampaigns } from './campaignSearch';

@@ -18,6 +18,22 @@ export const SUPPORTED_COUNTRIES: Record<string, string> = {
 	GH: 'Ghana',
 };
 
+/** The six countries by calling code: each code belongs to one country alone, so the prefix tells it. */
+export const CALLING_CODES: ReadonlyArray<[prefix: string, country: string]> = [
+	['+254', 'KE'],
+	['+256', 'UG'],
+	['+255', 'TZ'],
+	['+250', 'RW'],
+	['+234', 'NG'],
+	['+233', 'GH'],
+];
+
+/** The supported country of an E.164 number, if it is one of the six. */
+export function countryOfNumber(e164: string): string | undefined {
+	for (const [prefix, country] of CALLING_CODES) if (e164.startsWith(prefix)) return country;
+	return undefined;
+}
+
 export type NumberCheck = 'mobile' | 'format';
 
 export type PhoneResult = { ok: true; e164: string; country?: string } | { ok: false; rule: string };

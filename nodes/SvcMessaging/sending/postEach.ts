@@ -4,6 +4,7 @@ import type { SvcContext } from '../transport/credentials';
 import { messageIdentities } from './ledger';
 import { finishSend, isFailure, outputFailure, type ItemFailure } from './outcomes';
 import { sendOnce, type Posted, type SendUnit } from './round';
+import type { Scheduling } from './policies';
 import { openSendRun } from './sendRun';
 import { sendWindow } from './window';
 
@@ -22,6 +23,17 @@ export interface PostEachOptions<P extends PreparedPost> {
 	 * user saw it), written the moment the service answers, before the run ends or crashes.
 	 */
 	accepted: (prepared: P, data: IDataObject) => IDataObject;
+	/** what one item's message costs in credits (Max Credits, a dry run's total); default none (Template → Create) */
+	creditsOf?: (prepared: P) => number | undefined;
+	/** a dry run's output of one item: what would be posted, and its cost; default its request body */
+	price?: (prepared: P) => IDataObject;
+	/** Sending Hours: the item's number and its own scheduled time (without recipientOf the hours do not apply) */
+	recipientOf?: (prepared: P) => string;
+	scheduledAtOf?: (prepared: P) => string | undefined;
+	/** whether the item asked for Sender ID "Automatic (by Recipient's Country)" */
+	automaticSender?: (prepared: P) => boolean;
+	/** how the operation takes a deferred message (sending/policies.ts) */
+	scheduling?: Scheduling;
 	/** fields that identify an item in its rejected output item (`prepared` undefined: it failed its checks) */
 	identify: (prepared: P | undefined, itemIndex: number) => IDataObject;
 	/** sent with every body, but not part of a message's identity in the send ledger (Send and Wait's report URL) */
@@ -59,10 +71,15 @@ export async function postEach<P extends PreparedPost>(
 	const extra = options.extraBody && Object.keys(options.extraBody).length > 0 ? options.extraBody : undefined;
 	const postOne = async (unit: ItemUnit<P>): Promise<Posted<ItemUnit<P>>> => {
 		const { body } = unit.prepared;
+		// Sending Hours' scheduledAt is posted but, like `extra`, not part of the identity: a retry
+		// judges the hours anew and must still recognise the message.
+		// So is the sender ID chosen for the number's country (a retry chooses again).
+		const when = unit.deferred || unit.sender ? { ...(unit.deferred && { scheduledAt: unit.deferred.scheduledAt }), ...(unit.sender && { senderId: unit.sender }) } : undefined;
 		try {
 			// No copy per item unless something is added.
-			const data = await run.call(options.post, extra ? { ...body, ...extra } : body, unit.itemIndex);
-			return [[unit, { ok: true, json: options.accepted(unit.prepared, data ?? {}) }]];
+			const data = await run.call(options.post, extra || when ? { ...body, ...extra, ...when } : body, unit.itemIndex);
+			const json = options.accepted(unit.prepared, data ?? {});
+			return [[unit, { ok: true, json: when ? Object.assign(json, unit.deferred, when) : json }]];
 		} catch (error) {
 			return [[unit, run.failure(error, unit.itemIndex)]];
 		}
@@ -73,6 +90,12 @@ export async function postEach<P extends PreparedPost>(
 		postsOf: (pending) => pending,
 		unitsOf: (unit) => [unit],
 		post: postOne,
+		creditsOf: (unit) => options.creditsOf?.(unit.prepared) ?? 0,
+		price: (unit) => options.price?.(unit.prepared) ?? { ...unit.prepared.body },
+		recipientOf: options.recipientOf && ((unit) => options.recipientOf!(unit.prepared)),
+		scheduledAtOf: options.scheduledAtOf && ((unit) => options.scheduledAtOf!(unit.prepared)),
+		scheduling: options.scheduling,
+		automaticSender: options.automaticSender && ((unit) => options.automaticSender!(unit.prepared)),
 	});
 	// `outcomes` follows `units`, which follow `prepared` without its failed items.
 	let n = 0;

@@ -1,12 +1,14 @@
-import type { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { mayHaveBeenProcessed } from '../transport/errors';
 import { RedisUnavailable } from '../transport/redis';
 import type { EarlierEntry, LedgerEntry } from './ledger';
 import type { ItemFailure, Outcome } from './outcomes';
+import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling } from './policies';
 import { ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
+import { chooseSenders } from './senderByCountry';
 import { postInWindow, redisLost } from './window';
 
 /** One message (or campaign) of a send, under its identity in the send ledger. */
@@ -15,6 +17,10 @@ export interface SendUnit {
 	identity: string;
 	/** Set by the round: what became of it (kept on the unit: a map of 100,000 units cost ~10 MB). */
 	outcome?: UnitOutcome;
+	/** Set by the round when Sending Hours defers it: its output fields, scheduledAt among them (posted with it) */
+	deferred?: IDataObject;
+	/** Set by the round for Sender ID "Automatic": the sender ID chosen for the number's country (posted with it) */
+	sender?: string;
 }
 
 /** (sending/outcomes.ts's Outcome, under the round's name) */
@@ -35,12 +41,27 @@ export interface RoundOptions<U extends SendUnit, W> {
 	unitsOf: (post: W) => U[];
 	/** posts once and answers each unit's outcome (a failure is an outcome, not a throw) */
 	post: (post: W) => Promise<Posted<U>>;
+	/** a unit's credits, for Max Credits and a dry run's total (undefined: only the service can count them) */
+	creditsOf: (unit: U) => number | undefined;
+	/** a dry run's output of a unit: what would be posted and its cost (encoding, segments, credits, sender, send time) */
+	price: (unit: U) => IDataObject;
+	/** Sending Hours: the unit's number (without it, as for campaigns, the hours do not apply) */
+	recipientOf?: (unit: U) => string;
+	/** the unit's own scheduledAt, judged (and moved) instead of now */
+	scheduledAtOf?: (unit: U) => string | undefined;
+	/** whether the unit asked for Sender ID "Automatic (by Recipient's Country)" */
+	automaticSender?: (unit: U) => boolean;
+	/** how the operation takes a deferred unit (default: posted with its scheduledAt) */
+	scheduling?: Scheduling;
+	/** what one unit is, in the dry run's hint (default "message") */
+	noun?: string;
 	/** the first failure stops the send and fails the node (campaigns without Continue On Fail) */
 	stopOnFailure?: boolean;
 }
 
 /**
- * The send-once round, the only place that decides whether a message goes out:
+ * The send-once round, the only place that decides whether a message goes out: the user's
+ * policies first (policies.ts: Sending Hours → Sender ID Automatic → Max Credits → Dry Run), then
  * ledger look-up → skip what an earlier try sent, refuse what it may have sent → the agents'
  * message cap → per post: "under way" in the ledger, post, record its outcomes. (The balance, the
  * key's limiter and the ledger were opened with the run: sendRun.ts.)
@@ -53,22 +74,48 @@ export interface RoundOptions<U extends SendUnit, W> {
  * wait).
  */
 export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], options: RoundOptions<U, W>): Promise<UnitOutcome[]> {
-	const { ledger, node } = run;
-	for (const unit of units) unit.outcome = undefined;
+	const { ledger, node, policies } = run;
+	for (const unit of units) {
+		unit.outcome = undefined;
+		// Only when set: a field added to each of 100,000 units costs memory of its own.
+		if (unit.deferred) unit.deferred = undefined;
+		if (unit.sender) unit.sender = undefined;
+	}
+	// The policies come first: a message skipped, a budget refused or a dry run posts nothing and marks nothing.
+	const { quietHours } = policies;
+	const { recipientOf, scheduledAtOf, scheduling = 'scheduledAt', price } = options;
+	const decided = quietHours && recipientOf ? applyQuietHours(node, quietHours, units, { recipientOf, scheduledAtOf, price, scheduling }) : 0;
+	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
+	let pending = decided ? units.filter((unit) => !unit.outcome) : units;
+	if (options.automaticSender && recipientOf) await chooseSenders(run, pending, recipientOf, options.automaticSender);
+	const budget = policies.maxCredits;
+	const estimate = budget !== undefined || policies.dryRun ? estimateCredits(pending, options.creditsOf) : undefined;
+	assertBudget(node, policies, estimate);
+	if (policies.dryRun) {
+		// Skipped by Sending Hours: marked too (nothing would have been sent either way).
+		if (decided) for (const unit of units) if (unit.outcome?.ok) unit.outcome.json.dryRun = true;
+		for (const unit of pending) {
+			const when = unit.deferred ? { ...unit.deferred, sendAt: unit.deferred.scheduledAt } : undefined;
+			const sender = unit.sender ? { senderId: unit.sender } : undefined;
+			unit.outcome = { ok: true, json: { ...price(unit), ...when, ...sender, dryRun: true } };
+		}
+		run.hint(dryRunNote(pending.length, estimate, budget, options.noun));
+		return units.map((unit) => unit.outcome!);
+	}
+	let used = 0;
 	// Redis (the shared ledger) failed: these units fail unsent with its error.
 	const failUnsent = (failed: U[], error: unknown) => {
 		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
 		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(node, error, unit.itemIndex) };
 	};
-	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
-	let pending = units;
 	if (ledger.consult) {
-		const known = await ledger.lookup(units.map((u) => u.identity)).catch((error: unknown) => {
-			failUnsent(units, error);
+		const asked = pending;
+		const known = await ledger.lookup(asked.map((u) => u.identity)).catch((error: unknown) => {
+			failUnsent(asked, error);
 			return [];
 		});
 		pending = [];
-		units.forEach((unit, n) => {
+		asked.forEach((unit, n) => {
 			const earlier = known[n];
 			if (unit.outcome) return;
 			if (earlier?.outcome === 'accepted') {
@@ -109,7 +156,10 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 			cap.release(postUnits.length);
 			return postUnits[0].outcome?.ok === false ? postUnits[0].outcome : undefined;
 		}
+		// What each unit costs, read before the post (Send Bulk releases its values once posted).
+		const credits = budget === undefined ? undefined : new Map(postUnits.map((unit) => [unit, options.creditsOf(unit) ?? 0]));
 		const posted = await options.post(post);
+		if (credits) for (const [unit, outcome] of posted) if (outcome.ok) used += credits.get(unit) ?? 0;
 		await record(posted);
 		const failed = posted.find(([, outcome]) => !outcome.ok)?.[1];
 		if (failed && !failed.ok && options.stopOnFailure) throw failed.error;
@@ -127,5 +177,6 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		for (const unit of rest) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: lost!.error };
 		cap.release(rest.length);
 	}
+	if (budget !== undefined) run.hint(budgetNote(used, estimate, budget));
 	return units.map((unit) => unit.outcome!);
 }

@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import { randomUUID } from 'crypto';
 
 import { agentCapOf, UNCAPPED, type AgentCap } from '../aiTool/agentCap';
 import { getBalance } from '../api/account';
 import { getServiceCredentials, planLimits, type SvcContext } from '../transport/credentials';
-import { wrapError } from '../transport/errors';
+import { INVALID_INPUT, withErrorCode, wrapError } from '../transport/errors';
 import { sharedLimitOf } from '../transport/redis';
 import { connectKeyLimiter } from '../transport/request';
 import type { PlanLimits } from '../transport/service';
@@ -13,6 +14,7 @@ import { durableMarks } from './durableMarks';
 import { openSendLedger, type RunIdentity, type SendLedger } from './ledger';
 import { withDurableMarks } from './ledgerDurable';
 import type { ItemFailure, RunFacts } from './outcomes';
+import { readPolicies, type SendPolicies } from './policies';
 import { openLedger } from './recovery';
 
 /**
@@ -28,6 +30,10 @@ export interface SendRun extends RunFacts {
 	readonly limits?: PlanLimits;
 	readonly ledger: SendLedger;
 	readonly cap: AgentCap;
+	/** Options → Dry Run, Max Credits (policies.ts), applied by the round */
+	readonly policies: SendPolicies;
+	/** an execution hint under the node's output */
+	hint(message: string): void;
 	/** an endpoint function of api/, called with the node run's context */
 	call<T>(endpoint: (ctx: SvcContext, body: IDataObject, itemIndex: number) => Promise<T>, body: IDataObject, itemIndex: number): Promise<T>;
 	/** an error of one item as its outcome (its item index set) */
@@ -60,6 +66,26 @@ export interface SendRunOptions {
 	followsMessages?: boolean;
 }
 
+/**
+ * Sending Hours' time zone of item `i`, for a number outside the six countries: its Time Zone
+ * field (an IANA name, mappable per item), else the workflow's. Read only for such numbers.
+ */
+function itemTimeZone(ctx: IExecuteFunctions, i: number): string {
+	const zone = String(ctx.getNodeParameter('options.sendingHours.hours.timeZone', i, '') ?? '').trim() || ctx.getTimezone();
+	try {
+		new Intl.DateTimeFormat('en-US', { timeZone: zone });
+	} catch {
+		throw withErrorCode(
+			new NodeOperationError(ctx.getNode(), `Item ${i}: "Time Zone" must be an IANA time zone such as Africa/Nairobi (got ${JSON.stringify(zone)})`, {
+				itemIndex: i,
+				description: 'Nothing was sent. Options → Sending Hours → Time Zone.',
+			}),
+			INVALID_INPUT,
+		);
+	}
+	return zone;
+}
+
 /** Who sends, as the ledger keys it. */
 export function runIdentityOf(ctx: IExecuteFunctions): RunIdentity {
 	return {
@@ -83,6 +109,8 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 	const node = ctx.getNode();
 	const continueOnFail = ctx.continueOnFail();
 	const facts = { node, continueOnFail };
+	// Read (and checked) before any request: a bad budget costs nothing.
+	const policies = readPolicies(node, (ctx.getNodeParameter('options', 0, {}) ?? {}) as IDataObject, (i) => itemTimeZone(ctx, i));
 	const nodeOf = { getNode: () => node };
 	const apiCredentials = kind === 'apiKey' ? await getServiceCredentials.call(ctx, 'apiKey') : undefined;
 	if (creditsNeeded !== undefined) await assertBalance(node, async () => await getBalance(ctx), creditsNeeded);
@@ -106,9 +134,12 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 		limits: apiCredentials ? planLimits(apiCredentials) : undefined,
 		ledger,
 		cap,
+		policies,
+		hint: (message) => ctx.addExecutionHints({ message, location: 'outputPane' }),
 		call: async (endpoint, body, itemIndex) => await endpoint(ctx, body, itemIndex),
 		failure: (error, itemIndex) => ({ ok: false, itemIndex, error: wrapError(nodeOf, error, itemIndex) }),
-		finish: async () => await ledger.finish(),
+		// A dry run wrote nothing: nothing to finish.
+		finish: async () => (policies.dryRun ? undefined : await ledger.finish()),
 	};
 }
 

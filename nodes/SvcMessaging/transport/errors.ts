@@ -146,6 +146,9 @@ export const INVALID_INPUT = 'INVALID_INPUT';
 /** This package's own account-balance check: the account has fewer credits than the estimate. */
 export const INSUFFICIENT_CREDITS = 'INSUFFICIENT_CREDITS';
 
+/** "Max Credits": the send's estimate is above the budget; nothing was sent. */
+export const CREDIT_BUDGET_EXCEEDED = 'CREDIT_BUDGET_EXCEEDED';
+
 /** Several items failed with different codes (the summary error of a send). */
 export const SEVERAL_ERRORS = 'SEVERAL_ERRORS';
 
@@ -195,6 +198,7 @@ const CATEGORY_OF_CODE: Record<string, ErrorCategory> = {
 	[REDIS_UNAVAILABLE]: 'REDIS_UNAVAILABLE',
 	[UNKNOWN_OUTCOME]: 'UNKNOWN_OUTCOME',
 	MESSAGE_CAP_REACHED: 'LIMIT_REACHED',
+	[CREDIT_BUDGET_EXCEEDED]: 'LIMIT_REACHED',
 	[SEVERAL_ERRORS]: 'MIXED',
 };
 

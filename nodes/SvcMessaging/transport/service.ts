@@ -4,6 +4,8 @@
  */
 export const SERVICE = {
 	defaultSenderId: 'SVCSMS',
+	/** Credits one chat message costs (the spec prices SMS segments only; docs/assumptions.md). */
+	chatCreditsPerMessage: 1,
 	/** Largest page the list endpoints accept. */
 	maxPageSize: 100,
 	/** Webhook signature: `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the raw body>`. */

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ItemFailure } from '../../sending/outcomes';
 import { wrapError } from '../../transport/errors';
-import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
+import { defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
 import { balanceCheckField } from './campaignCredits';
 import { senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
 import { itemNumbers, numbersOfAllItems, prepareCampaign, type PreparedCampaign, type RecipientsSource } from './createBody';
@@ -121,9 +121,15 @@ const properties: INodeProperties[] = [
 			type: 'collection',
 			placeholder: 'Add Option',
 			default: {},
-			options: [defaultCountryOption, numberCheckOption, { ...scheduledAtOption, description: SCHEDULED_AT_DESCRIPTION }],
+			options: [
+				defaultCountryOption,
+				dryRunOption,
+				maxCreditsOption,
+				numberCheckOption,
+				{ ...scheduledAtOption, description: SCHEDULED_AT_DESCRIPTION },
+			],
 		},
-		{ options: [defaultCountryOption, numberCheckOption] },
+		{ options: [defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption] },
 	),
 ];
 

@@ -68,6 +68,7 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 	const run = await openSendRun(ctx, { kind: 'account' });
 	const outcomes = await sendOnce(run, units, {
 		repeatedAsIs: true,
+		noun: 'campaign',
 		refuseUnknown: (earlier, unit) =>
 			withErrorCode(new NodeOperationError(run.node, earlier.message, { itemIndex: unit.itemIndex, description: earlier.description }), UNKNOWN_OUTCOME),
 		// One after another; without Continue On Fail the first failure stops the rest.
@@ -75,6 +76,17 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 		stopOnFailure: !run.continueOnFail,
 		postsOf: (pending) => pending,
 		unitsOf: (unit) => [unit],
+		// Contact groups' members are counted by the service only: no estimate before creating.
+		creditsOf: ({ prepared: p }) => (p.body.contactGroupIds ? undefined : p.creditsPerRecipient * p.manualCount),
+		price: ({ prepared: p }) => ({
+			created: false,
+			name: p.body.name,
+			senderId: p.body.senderId,
+			manualRecipients: p.manualCount,
+			...(p.body.contactGroupIds ? { contactGroupIds: p.body.contactGroupIds } : {}),
+			...messagePreview(p.body.message, p.body.contactGroupIds ? undefined : p.manualCount),
+			sendAt: p.body.scheduledAt ?? 'draft (Send Now)',
+		}),
 		post: async (unit): Promise<Posted<CampaignUnit>> => {
 			const { itemIndex: i, prepared: p } = unit;
 			try {

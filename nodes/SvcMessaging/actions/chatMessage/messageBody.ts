@@ -5,7 +5,7 @@ import { checkField } from '../../rules/fields';
 import { checkPhone } from '../../rules/phone';
 import { oneOf, textField } from '../../rules/schemas';
 import type { PreparedPost } from '../../sending/postEach';
-import { INPUT_LIMITS } from '../../transport/service';
+import { INPUT_LIMITS, SERVICE } from '../../transport/service';
 import { templateMessage, type TemplateCache } from './templateMessage';
 
 export const MEDIA_TYPES: MediaKind[] = ['image', 'document', 'video'];
@@ -86,4 +86,17 @@ function sentVariables(template: IDataObject): IDataObject {
 		((component.parameters as IDataObject[] | undefined) ?? []).forEach((parameter, k) => (values[`${String(component.type)}_${k + 1}`] = parameter.text));
 	}
 	return values;
+}
+
+/** A dry run's output of a chat message: what would be sent and its cost (README → Assumptions: 1 credit each). */
+export function pricedChatMessage({ body }: PreparedPost): IDataObject {
+	return {
+		accepted: false,
+		phoneNumber: body.phoneNumber,
+		type: body.type,
+		recipientType: body.recipientType,
+		...(body.type === 'template' ? { templateName: (body.template as IDataObject).name } : {}),
+		credits: SERVICE.chatCreditsPerMessage,
+		sendAt: 'now',
+	};
 }

@@ -7,9 +7,17 @@ import type { ItemFailure } from '../../sending/outcomes';
 import { postEach, type PreparedPost } from '../../sending/postEach';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
-import { defaultCountryOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
+import {
+	defaultCountryOption,
+	dryRunOption,
+	maxCreditsOption,
+	numberCheckOption,
+	resendUnknownOutcomeOption,
+	sendingHoursOption,
+} from '../common.descriptions';
 import { changedInV2, isV2 } from '../versions';
-import { acceptedChatMessage, MEDIA_TYPES, newSendCache, prepareChatMessage } from './messageBody';
+import { acceptedChatMessage, MEDIA_TYPES, newSendCache, prepareChatMessage, pricedChatMessage } from './messageBody';
+import { SERVICE } from '../../transport/service';
 
 const MESSAGE_TYPE_OPTIONS_V2 = [
 	{ name: 'Document', value: 'document', description: 'PDF, DOC(X), XLS(X) or PPT(X), up to 100 MB' },
@@ -168,8 +176,11 @@ const properties: INodeProperties[] = [
 					'Whether to allow media links to private, loopback and link-local hosts (e.g. 10.0.0.5, 127.0.0.1, localhost, 169.254.169.254). Off, such links are refused before anything is requested or sent, and "Verify Media Link" also refuses a host name that resolves to one.',
 			},
 			defaultCountryOption,
+			dryRunOption,
+			maxCreditsOption,
 			chatNumberCheckOption,
 			resendUnknownOutcomeOption,
+			sendingHoursOption(false),
 			{
 				displayName: 'Verify Media Link',
 				name: 'verifyMediaLink',
@@ -201,6 +212,10 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedPost
 	return await postEach(this, prepared, {
 		post: sendChatMessage,
 		noun: 'chat message',
+		creditsOf: () => SERVICE.chatCreditsPerMessage,
+		recipientOf: ({ body }) => body.phoneNumber as string,
+		scheduling: 'none',
+		price: pricedChatMessage,
 		accepted: (message, data) => (sandbox ? { ...acceptedChatMessage(message, data, v2), sandbox: true } : acceptedChatMessage(message, data, v2)),
 		identify: (message, i) =>
 			message ? { phoneNumber: message.body.phoneNumber, type: message.body.type } : { phoneNumber: this.getNodeParameter('phoneNumber', i, '') },

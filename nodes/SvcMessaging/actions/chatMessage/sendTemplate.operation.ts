@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { defaultCountryOption, resendUnknownOutcomeOption } from '../common.descriptions';
+import { defaultCountryOption, dryRunOption, maxCreditsOption, resendUnknownOutcomeOption, sendingHoursOption } from '../common.descriptions';
 import { onlyV2 } from '../versions';
 import { chatNumberCheckOption, phoneNumberField, recipientTypeField, templateFields } from './send.operation';
 
@@ -29,7 +29,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [defaultCountryOption, chatNumberCheckOption, resendUnknownOutcomeOption],
+		options: [defaultCountryOption, dryRunOption, maxCreditsOption, chatNumberCheckOption, sendingHoursOption(false), resendUnknownOutcomeOption],
 	},
 ];
 

@@ -6,7 +6,8 @@ import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import type { Posted, UnitOutcome } from '../../sending/round';
 import { requestWindow } from '../../transport/requestWindow';
 import type { PlanLimits } from '../../transport/service';
-import type { MessageStats } from '../../rules/segments';
+import { fillPlaceholders, type MessageStats } from '../../rules/segments';
+import { SERVICE } from '../../transport/service';
 import { statsWith, variablesOf, type Group, type Recipient } from './bulkRecipients';
 
 /**
@@ -15,30 +16,44 @@ import { statsWith, variablesOf, type Group, type Recipient } from './bulkRecipi
  * the send-once round, which records it under the recipient's identity (bulkIdentities.ts).
  */
 
-/** One call: recipients `start` to `end` (exclusive) of a group's members. */
+/** One call: recipients `start` to `end` (exclusive) of a group's members, sent at one time. */
 export interface Chunk {
 	group: Group;
 	members: Recipient[];
 	start: number;
 	end: number;
+	/** Sending Hours deferred these recipients to this time (one call per group and send time) */
+	scheduledAt?: unknown;
+	/** Sender ID "Automatic": the sender ID chosen for these recipients' country */
+	sender?: string;
 }
 
-/** The pending recipients in calls of at most `perCall`, each call one group (one message body). */
+/**
+ * The pending recipients in calls of at most `perCall`, each call one group (one message body) and
+ * one send time (Sending Hours defers recipients by their country's local time).
+ */
 export function chunksOf(pending: Recipient[], perCall: number): Chunk[] {
-	const groups = new Map<Group, Recipient[]>();
-	// Usually one message for all: its members are the pending list itself, not a copy.
-	if (pending.length && pending.every((r) => r.group === pending[0].group)) groups.set(pending[0].group, pending);
-	else {
+	const groups = new Map<Group, Map<string, Recipient[]>>();
+	// One call per send time and sender ID (Sending Hours, Automatic sender) within a group.
+	const sendAt = (r: Recipient) => (r.deferred || r.sender ? `${String(r.deferred?.scheduledAt ?? '')}\u0000${r.sender ?? ''}` : '');
+	// Usually one message and one time for all: its members are the pending list itself, not a copy.
+	if (pending.length && pending.every((r) => r.group === pending[0].group && sendAt(r) === sendAt(pending[0]))) {
+		groups.set(pending[0].group, new Map([[sendAt(pending[0]), pending]]));
+	} else {
 		for (const r of pending) {
-			const members = groups.get(r.group);
+			const times = groups.get(r.group) ?? groups.set(r.group, new Map()).get(r.group)!;
+			const members = times.get(sendAt(r));
 			if (members) members.push(r);
-			else groups.set(r.group, [r]);
+			else times.set(sendAt(r), [r]);
 		}
 	}
 	const chunks: Chunk[] = [];
-	for (const [group, members] of groups) {
-		for (let start = 0; start < members.length; start += perCall) {
-			chunks.push({ group, members, start, end: Math.min(start + perCall, members.length) });
+	for (const [group, times] of groups) {
+		for (const members of times.values()) {
+			const { deferred, sender } = members[0];
+			for (let start = 0; start < members.length; start += perCall) {
+				chunks.push({ group, members, start, end: Math.min(start + perCall, members.length), scheduledAt: deferred?.scheduledAt, sender });
+			}
 		}
 	}
 	return chunks;
@@ -63,13 +78,15 @@ export function bulkCallWindow(limits: PlanLimits): number {
  * Posts one chunk and answers each of its recipients' outcome. The body is built here, when the chunk's
  * turn comes (a bounded number of chunks at a time: bulkCallWindow), not for every chunk at once.
  */
-export async function sendChunk(ctx: IExecuteFunctions, { group, members, start, end }: Chunk): Promise<Posted<Recipient>> {
+export async function sendChunk(ctx: IExecuteFunctions, { group, members, start, end, scheduledAt, sender }: Chunk): Promise<Posted<Recipient>> {
 	const chunk = members.slice(start, end);
 	// What each recipient's text costs, read with the values the body is built from (they are
 	// released once the post is made).
 	const stats: MessageStats[] = [];
 	const body: IDataObject = {
 		...group.body,
+		...(scheduledAt ? { scheduledAt } : {}),
+		...(sender ? { senderId: sender } : {}),
 		recipients: chunk.map((r) => {
 			const variables = variablesOf(r);
 			stats.push(statsWith(group, variables));
@@ -98,7 +115,9 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 	return chunk.map((r, index): [Recipient, UnitOutcome] => {
 		const error = rejected.size ? rejected.get(index) : undefined;
 		if (error) return [r, recipientFailure(ctx, r, error)];
-		return [r, { ok: true, json: acceptedJson(data.batchId, messages[next++] ?? {}, r.phoneNumber, stats[index], group) }];
+		const json = acceptedJson(data.batchId, messages[next++] ?? {}, r.phoneNumber, stats[index], group);
+		if (sender) json.senderId = sender;
+		return [r, { ok: true, json: r.deferred ? Object.assign(json, r.deferred) : json }];
 	});
 }
 
@@ -134,4 +153,21 @@ function recipientFailure(ctx: IExecuteFunctions, r: Recipient, detail: IDataObj
 	);
 	(failure.error as unknown as { errorResponse: IDataObject }).errorResponse = { code: error.code ?? 'REJECTED' };
 	return failure;
+}
+
+/** A dry run's output of one recipient: the text it would receive (placeholders filled) and its cost. */
+export function pricedRecipient(r: Recipient): IDataObject {
+	const { body } = r.group;
+	const variables = variablesOf(r);
+	const stats = statsWith(r.group, variables);
+	return {
+		accepted: false,
+		phoneNumber: r.phoneNumber,
+		message: variables ? fillPlaceholders(body.message as string, variables) : body.message,
+		senderId: r.sender ?? body.senderId ?? SERVICE.defaultSenderId,
+		encoding: stats.encoding,
+		segments: stats.segments,
+		credits: stats.credits,
+		sendAt: r.deferred?.scheduledAt ?? body.scheduledAt ?? 'now',
+	};
 }

@@ -7,6 +7,7 @@ import { replaceLookalikes, type Gsm7Replacement } from '../../rules/gsm7';
 import { analyzeMessage, fillPlaceholders, placeholdersOf, type MessageStats } from '../../rules/segments';
 import { checkPlaceholderValues, filledMessageCheck, futureTime, recipientList, SMS_LABELS, smsSchema, type FilledMessageCheck } from '../../rules/smsFields';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
+import { AUTOMATIC_SENDER } from '../../sending/senderByCountry';
 import { perItemParameter } from '../parameters';
 
 /**
@@ -21,6 +22,10 @@ export interface Recipient {
 	group: Group;
 	/** What was sent to this recipient, numbered among repeats: its key in the send ledger. */
 	identity: string;
+	/** Set by the send round when Sending Hours defers this recipient (sending/round.ts) */
+	deferred?: IDataObject;
+	/** Set by the send round: the sender ID chosen for the recipient's country (Automatic) */
+	sender?: string;
 }
 
 export interface Group {
@@ -34,6 +39,8 @@ export interface Group {
 	stats?: MessageStats;
 	/** With Replace Look-Alike Characters on: what was replaced in the message (possibly nothing). */
 	replaced?: Gsm7Replacement[];
+	/** Sender ID "Automatic (by Recipient's Country)": the send round chooses it per recipient */
+	automaticSender?: boolean;
 	/**
 	 * "All Fields of the Item": the values, read again from the item when needed (the same values
 	 * as when they were checked) instead of kept for every recipient until the send ends.
@@ -112,6 +119,7 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 	return (i) => {
 		const text = message(i);
 		const rawSender = senderId(i);
+		const automaticSender = rawSender === AUTOMATIC_SENDER;
 		const opts = options(i);
 		let group: Group;
 		if (last && last.text === text && last.sender === rawSender && last.opts === opts) {
@@ -121,7 +129,7 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 			const checked = parseItem(
 				node,
 				smsSchema,
-				{ message: swapped ? swapped.text : text, senderId: rawSender || undefined, reference: opts.reference || undefined },
+				{ message: swapped ? swapped.text : text, senderId: (!automaticSender && rawSender) || undefined, reference: opts.reference || undefined },
 				i,
 				SMS_LABELS,
 			);
@@ -130,9 +138,10 @@ export function recipientReader(ctx: IExecuteFunctions): (i: number) => ItemReci
 			if (checked.senderId) body.senderId = checked.senderId;
 			if (checked.reference) body.reference = checked.reference;
 			if (scheduledAt) body.scheduledAt = scheduledAt;
-			const groupKey = JSON.stringify(body);
+			const groupKey = JSON.stringify(body) + (automaticSender ? '\u0000automatic sender' : '');
 			group = groups.get(groupKey) ?? newGroup(body, groupKey);
 			if (swapped) group.replaced = swapped.replaced;
+			if (automaticSender) group.automaticSender = true;
 			groups.set(groupKey, group);
 			last = { text, sender: rawSender, opts, group };
 		}

@@ -5,21 +5,27 @@ import { sendSms } from '../../api/sms';
 import { parseItem } from '../../rules/fields';
 import { checkPhone } from '../../rules/phone';
 import { replaceLookalikes, type Gsm7Replacement } from '../../rules/gsm7';
-import { analyzeMessage, unicodeCostNote, type MessageStats } from '../../rules/segments';
+import { analyzeMessage, type MessageStats } from '../../rules/segments';
 import { futureTime, SMS_LABELS, smsSchema, smsSchemaAllowingPrivateReportHosts } from '../../rules/smsFields';
 import { isFailure, type ItemFailure } from '../../sending/outcomes';
 import { postEach } from '../../sending/postEach';
+import { AUTOMATIC_SENDER } from '../../sending/senderByCountry';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
+import { SERVICE } from '../../transport/service';
 import {
 	checkBalanceField,
 	defaultCountryOption,
+	dryRunOption,
+	maxCreditsOption,
 	numberCheckOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
 	scheduledAtOption,
 	senderIdLocator,
+	sendingHoursOption,
 } from '../common.descriptions';
 import { perItemParameter } from '../parameters';
+import { addSendHints } from './sendHints';
 
 /** Recipient, text and sender: the same fields in Send and in Send and Wait for Delivery. */
 export const messageFields: INodeProperties[] = [
@@ -43,7 +49,11 @@ export const messageFields: INodeProperties[] = [
 			'Up to 1600 characters. A segment holds 160 GSM-7 characters, or 70 when the text has emoji or other Unicode; each segment costs one credit.',
 		hint: 'The output shows the encoding, segments and credits of each message',
 	},
-	senderIdLocator('Name shown as the sender. Leave empty for the service default (SVCSMS).'),
+	senderIdLocator(
+		"Name shown as the sender. Leave empty for the service default (SVCSMS). Automatic (by Recipient's Country): an active sender ID approved for each number's country.",
+		false,
+		true,
+	),
 ];
 
 const properties: INodeProperties[] = [
@@ -74,6 +84,8 @@ const properties: INodeProperties[] = [
 				description:
 					"Where the service posts this message's delivery reports, instead of the account's default webhook. Paste the Production URL of an SVC Messaging Trigger here.",
 			},
+			dryRunOption,
+			maxCreditsOption,
 			numberCheckOption,
 			{
 				displayName: 'Reference',
@@ -85,6 +97,7 @@ const properties: INodeProperties[] = [
 			replaceLookalikesOption,
 			resendUnknownOutcomeOption,
 			scheduledAtOption,
+			sendingHoursOption(true),
 		],
 	},
 ];
@@ -96,6 +109,8 @@ export interface PreparedSms {
 	stats: MessageStats;
 	/** With Replace Look-Alike Characters on: what was replaced (possibly nothing). */
 	replaced?: Gsm7Replacement[];
+	/** Sender ID "Automatic (by Recipient's Country)": chosen by the send round */
+	automaticSender?: boolean;
 }
 
 /**
@@ -109,7 +124,9 @@ function smsPreparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 	const readPhone = perItemParameter<unknown>(ctx, 'phoneNumber', '');
 	const readMessage = perItemParameter<unknown>(ctx, 'message', '');
 	const readSender = perItemParameter<string>(ctx, 'senderId', '', true);
-	let last: { message: unknown; sender: unknown; options: unknown; fields: IDataObject; stats: MessageStats; replaced?: Gsm7Replacement[] } | undefined;
+	let last:
+		| { message: unknown; sender: unknown; options: unknown; fields: IDataObject; stats: MessageStats; replaced?: Gsm7Replacement[]; automatic: boolean }
+		| undefined;
 
 	return (i) => {
 		const options = readOptions(i);
@@ -123,7 +140,7 @@ function smsPreparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 				options.allowPrivateReportHosts === true ? smsSchemaAllowingPrivateReportHosts : smsSchema,
 				{
 					message: swapped ? swapped.text : message,
-					senderId: sender || undefined,
+					senderId: (sender !== AUTOMATIC_SENDER && sender) || undefined,
 					reference: (options.reference as string) || undefined,
 					webhookUrl: (options.webhookUrl as string) || undefined,
 				},
@@ -136,9 +153,12 @@ function smsPreparer(ctx: IExecuteFunctions): (i: number) => PreparedSms {
 				if (parsed[key] !== undefined) fields[key] = parsed[key];
 			}
 			if (scheduledAt) fields.scheduledAt = scheduledAt;
-			last = { message, sender, options, fields, stats: analyzeMessage(parsed.message), replaced: swapped?.replaced };
+			const automatic = sender === AUTOMATIC_SENDER;
+			last = { message, sender, options, fields, stats: analyzeMessage(parsed.message), replaced: swapped?.replaced, automatic };
 		}
-		return { body: { phoneNumber, ...last.fields }, stats: last.stats, replaced: last.replaced };
+		const prepared: PreparedSms = { body: { phoneNumber, ...last.fields }, stats: last.stats, replaced: last.replaced };
+		if (last.automatic) prepared.automaticSender = true;
+		return prepared;
 	};
 }
 
@@ -199,29 +219,25 @@ export async function sendMessages(
 			...(sandbox ? { sandbox: true } : {}),
 			...(acceptedAtField ? { [acceptedAtField]: new Date().toISOString() } : {}),
 		}),
+		creditsOf: ({ stats }) => stats.credits,
+		recipientOf: ({ body }) => body.phoneNumber as string,
+		automaticSender: ({ automaticSender }) => automaticSender === true,
+		scheduledAtOf: ({ body }) => body.scheduledAt as string | undefined,
+		scheduling: finishesLater ? 'noWait' : 'scheduledAt',
+		price: ({ body, stats }) => ({
+			accepted: false,
+			phoneNumber: body.phoneNumber,
+			message: body.message,
+			senderId: body.senderId ?? SERVICE.defaultSenderId,
+			encoding: stats.encoding,
+			characters: stats.characters,
+			segments: stats.segments,
+			credits: stats.credits,
+			sendAt: body.scheduledAt ?? 'now',
+		}),
 		identify: (sms, i) => ({ phoneNumber: sms ? sms.body.phoneNumber : ctx.getNodeParameter('phoneNumber', i, '') }),
 		creditsNeeded: ctx.getNodeParameter('checkBalance', 0, false)
 			? messages.reduce((sum, message) => sum + analyzeMessage(message).credits, 0)
 			: undefined,
 	});
-}
-
-const BULK_HINT_THRESHOLD = 20;
-
-/** Things users get wrong with Send, shown under the node's output. */
-function addSendHints(ctx: IExecuteFunctions, messages: string[], replacing: boolean, suggestBulk: boolean) {
-	const unicode = unicodeCostNote(messages, replacing);
-	if (unicode) ctx.addExecutionHints({ message: unicode, location: 'outputPane' });
-	if (suggestBulk && messages.length >= BULK_HINT_THRESHOLD && new Set(messages).size === 1) {
-		ctx.addExecutionHints({
-			message: `All ${messages.length} items got the same message: "Send Bulk" sends it to up to the plan's recipients per call in one request, which is much faster.`,
-			location: 'outputPane',
-		});
-	}
-	if (messages.some((m) => /\{\{[A-Za-z0-9_]+\}\}/.test(m))) {
-		ctx.addExecutionHints({
-			message: 'The message contains {{placeholders}}, which the service fills only in "Send Bulk". In Send, use an n8n expression instead.',
-			location: 'outputPane',
-		});
-	}
 }

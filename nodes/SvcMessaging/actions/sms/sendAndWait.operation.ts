@@ -8,9 +8,12 @@ import { DELIVERY_WAIT } from './deliveryWait';
 import {
 	checkBalanceField,
 	defaultCountryOption,
+	dryRunOption,
+	maxCreditsOption,
 	numberCheckOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
+	sendingHoursOption,
 } from '../common.descriptions';
 import { ACCEPTED_AT, isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
 import { lookUpWaiting, pollUntilFinal } from './deliveryPolling';
@@ -65,6 +68,8 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			defaultCountryOption,
+			dryRunOption,
+			maxCreditsOption,
 			numberCheckOption,
 			{
 				displayName: 'Poll Interval (Seconds)',
@@ -83,6 +88,7 @@ const properties: INodeProperties[] = [
 				description: 'Your own reference (e.g. an order number), returned in delivery reports',
 			},
 			replaceLookalikesOption,
+			sendingHoursOption(false),
 			resendUnknownOutcomeOption,
 		],
 	},
@@ -138,6 +144,8 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 		acceptedAtField: ACCEPTED_AT,
 		finishesLater: true,
 	});
+	// A dry run posted nothing: nothing to wait for (and no run to finish).
+	if (sent.some((item) => item.json.dryRun === true)) return [sent, []];
 	// Messages a failed run sent report to that run's URL: after a retry, look them up instead.
 	if (sent.some((item) => item.json.alreadySent === true)) mode = 'polling';
 

@@ -10,14 +10,17 @@ import { errorCodeOf } from '../../transport/errors';
 import {
 	checkBalanceField,
 	defaultCountryOption,
+	dryRunOption,
+	maxCreditsOption,
 	numberCheckOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
 	scheduledAtOption,
 	senderIdLocator,
+	sendingHoursOption,
 } from '../common.descriptions';
 import { placeholdersKept } from '../parameters';
-import { bulkCallWindow, chunksOf, sendChunk } from './bulkCalls';
+import { bulkCallWindow, chunksOf, pricedRecipient, sendChunk } from './bulkCalls';
 import { assignIdentities } from './bulkIdentities';
 import { forEachSlot, recipientReader, statsOf, type ItemRecipients, type Recipient } from './bulkRecipients';
 
@@ -104,7 +107,11 @@ const properties: INodeProperties[] = [
 			'Sent to every recipient. {{name}} placeholders are filled per recipient by the service; write them in a fixed (not expression) field.',
 		hint: `Placeholders look like {{name}} with no spaces; every recipient needs a value for each one. ${keepFixedHint('name')}`,
 	},
-	senderIdLocator('Name shown as the sender. Leave empty for the service default (SVCSMS).'),
+	senderIdLocator(
+		"Name shown as the sender. Leave empty for the service default (SVCSMS). Automatic (by Recipient's Country): an active sender ID approved for each number's country.",
+		false,
+		true,
+	),
 	checkBalanceField('bulk send'),
 	{
 		displayName: 'Options',
@@ -114,6 +121,8 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			defaultCountryOption,
+			dryRunOption,
+			maxCreditsOption,
 			numberCheckOption,
 			{
 				displayName: 'Reference',
@@ -125,6 +134,7 @@ const properties: INodeProperties[] = [
 			replaceLookalikesOption,
 			resendUnknownOutcomeOption,
 			scheduledAtOption,
+			sendingHoursOption(true),
 		],
 	},
 ];
@@ -162,6 +172,11 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 		postsOf: (pending) => chunksOf(pending, limits.recipientsPerCall),
 		unitsOf: (chunk) => chunk.members.slice(chunk.start, chunk.end),
 		post: async (chunk) => await sendChunk(this, chunk),
+		creditsOf: (r) => statsOf(r).credits,
+		recipientOf: (r) => r.phoneNumber,
+		automaticSender: (r) => r.group.automaticSender === true,
+		scheduledAtOf: (r) => r.group.body.scheduledAt as string | undefined,
+		price: pricedRecipient,
 	});
 	const failures: ItemFailure[] = [];
 	const output: INodeExecutionData[] = [];
