@@ -9,10 +9,11 @@ import {
 	RedisUnavailable,
 	type SharedLimitConfig,
 } from './redis';
+import { slotLease, type SlotLease } from './slotLease';
 
 /**
- * A slot of a crashed process is given back after this long: longer than a request may take
- * (transport/request.ts times out after 30 s) plus the slot's hold after the answer.
+ * A slot not renewed at all (slotLease.ts) is given back after this long: longer than a request may
+ * take (transport/request.ts times out after 30 s) plus the slot's hold after the answer.
  */
 export const SLOT_EXPIRATION_MS = 40_000;
 
@@ -22,8 +23,13 @@ export async function applySettings(bottleneck: Bottleneck, settings: Bottleneck
 }
 
 
+/** How often each process tells Redis it is alive: freed slots reach waiting processes this soon. */
+const HEARTBEAT_MS = 1_000;
+
 export interface ClusterStore {
 	bottleneck: Bottleneck;
+	/** This process's slots are leases, renewed while they run. */
+	lease: SlotLease;
 	/** Holds every process's requests on this key until `waitMs` from now (extends, never shortens). */
 	extendPause(waitMs: number): Promise<void>;
 	/** Milliseconds left of the key's pause, 0 when none. */
@@ -67,7 +73,7 @@ export async function joinCluster(
 	} finally {
 		if (!connected) await connection.disconnect(false);
 	}
-	const bottleneck = new Bottleneck({ id, datastore: 'ioredis', connection, clearDatastore: false, ...settings });
+	const bottleneck = new Bottleneck({ id, datastore: 'ioredis', connection, clearDatastore: false, heartbeatInterval: HEARTBEAT_MS, ...settings });
 	bottleneck.on('error', (error: unknown) => void fail(error));
 	connection.on('error', (error: unknown) => void fail(error));
 	const setUp = async () => {
@@ -88,6 +94,7 @@ export async function joinCluster(
 	const pauseKey = `${config.keyPrefix}:pause:${id.slice(id.lastIndexOf(':limiter:') + ':limiter:'.length)}`;
 	return {
 		bottleneck,
+		lease: slotLease(bottleneck, id, client, () => !failed),
 		async extendPause(waitMs) {
 			const left = await client.pttl(pauseKey);
 			if (left < waitMs) await client.set(pauseKey, '1', 'PX', Math.max(1, Math.ceil(waitMs)));
