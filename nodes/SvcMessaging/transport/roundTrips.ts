@@ -9,14 +9,12 @@
  * fall below the smallest round trip seen so far (with n seen, about 1 time in n). The shrink is
  * therefore not the smallest round trip but a lower estimate of the floor the round trips approach:
  * the smallest, less the spread of the SMALLEST_KEPT smallest, less SAFETY_MS; and none before
- * WARM_UP answers. Measured against the emulator's sliding window under jitter
+ * SMALLEST_KEPT answers. Measured against the emulator's sliding window under jitter
  * (test/limiter/distance.test.ts): the plain smallest round trip lets 429s through.
  */
 export const SLOT_HOLD_MS = 1_000;
 
-/** Answers on the key before the hold shrinks at all. */
-export const WARM_UP = 50;
-/** How many of the smallest round trips are kept to estimate their floor. */
+/** How many of the smallest round trips are kept to estimate their floor (none before as many answers). */
 export const SMALLEST_KEPT = 16;
 /** Clock resolution (Date.now() is in whole ms) and timer slack. */
 export const SAFETY_MS = 2;
@@ -24,8 +22,8 @@ export const SAFETY_MS = 2;
 /** The shrink: how much of the SLOT_HOLD_MS a slot may skip, from the smallest round trips seen. */
 export type ShrinkRule = (smallest: readonly number[], seen: number) => number;
 
-export const floorEstimate: ShrinkRule = (smallest, seen) => {
-	if (seen < WARM_UP || smallest.length < SMALLEST_KEPT) return 0;
+export const floorEstimate: ShrinkRule = (smallest) => {
+	if (smallest.length < SMALLEST_KEPT) return 0;
 	const least = smallest[0];
 	return Math.max(0, least - (smallest[SMALLEST_KEPT - 1] - least) - SAFETY_MS);
 };
