@@ -51,11 +51,13 @@ export async function deadWorkerRow(url: string, workers: BenchWorker[], sharedL
 	);
 	const startAt = Date.now() + 250;
 	const runs = armed.map(async (a) => await a.start(startAt));
+	// The killed process's run ends in an error: caught from the start.
+	const killedRun = runs[2].catch(() => undefined);
 	await new Promise((resolve) => setTimeout(resolve, startAt + KILL_AFTER_MS - Date.now()));
 	const killedAt = Date.now();
 	workers[2].kill();
 	const survivors = await Promise.allSettled(runs.slice(0, 2));
-	await runs[2].catch(() => undefined);
+	await killedRun;
 
 	const requests = await requestLog(url, key);
 	const figures = logFigures(requests, plan.rate);

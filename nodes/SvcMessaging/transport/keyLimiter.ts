@@ -2,7 +2,7 @@ import Bottleneck from 'bottleneck';
 import { sleep } from 'n8n-workflow';
 
 import type { PlanLimits } from './service';
-import { RoundTrips, type ShrinkRule } from './roundTrips';
+import { RoundTrips, SLOT_HOLD_MS, type ShrinkRule } from './roundTrips';
 import { applySettings, SLOT_EXPIRATION_MS, type ClusterStore } from './sharedLimit';
 
 /**
@@ -42,6 +42,11 @@ const MAX_SLOWDOWN = 2;
 const RECOVERY_PER_SUCCESS = 0.01;
 /** How often a process with waiting requests checks that a shared pause was not left behind. */
 const STUCK_PAUSE_CHECK_MS = 2_000;
+/**
+ * How often a process on a shared limit publishes its shrink and reads the key's least: a slot may
+ * be taken next by another process, whose way in may be shorter (sharedLimit.ts sharedShrink).
+ */
+const SHARE_EVERY_MS = 1_000;
 
 /** Where the 429 pause lives: this process's memory, or Redis for a shared limit. */
 interface PauseStore {
@@ -97,6 +102,14 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	const bottleneck = cluster?.bottleneck ?? new Bottleneck({ minTime: baseMinTime, maxConcurrent: limits.requestsPerSecond });
 	const pause: PauseStore = cluster ?? localPause();
 	const trips = new RoundTrips(options.shrink);
+	// With a shared limit, the least shrink of every process on the key (0 until this process learns it).
+	let clusterShrink = 0;
+	let lastShare = 0;
+	const shareShrink = async () => {
+		lastShare = Date.now();
+		clusterShrink = await cluster!.sharedShrink(trips.shrinkMs());
+	};
+	const holdMs = () => SLOT_HOLD_MS - (cluster ? Math.min(trips.shrinkMs(), clusterShrink) : trips.shrinkMs());
 	// A slot of a process that stopped without giving it back expires after this long at the latest.
 	const slotOptions = cluster ? { expiration: SLOT_EXPIRATION_MS } : {};
 	// Waiting requests per lane, and the lanes with waiting requests in turn order.
@@ -157,7 +170,8 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 			waiter.start();
 			await waiter.done;
 			trips.record(Date.now() - startedAt);
-			await sleep(trips.holdMs());
+			if (cluster && trips.warm && Date.now() - lastShare >= SHARE_EVERY_MS) shareShrink().catch(() => undefined);
+			await sleep(holdMs());
 		} finally {
 			cluster?.lease.ended();
 		}

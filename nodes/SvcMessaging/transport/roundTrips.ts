@@ -45,8 +45,13 @@ export class RoundTrips {
 		if (list.length > SMALLEST_KEPT) list.pop();
 	}
 
-	/** The hold after an answer, in ms (never more than SLOT_HOLD_MS, never below 0). */
-	holdMs(): number {
-		return Math.min(SLOT_HOLD_MS, Math.max(0, SLOT_HOLD_MS - this.shrink(this.smallest, this.seen)));
+	/** How much of SLOT_HOLD_MS a slot may skip after an answer (0 until SMALLEST_KEPT answers). */
+	shrinkMs(): number {
+		return Math.min(SLOT_HOLD_MS, Math.max(0, this.shrink(this.smallest, this.seen)));
+	}
+
+	/** Whether enough answers were seen for shrinkMs to be more than a placeholder 0. */
+	get warm(): boolean {
+		return this.smallest.length >= SMALLEST_KEPT;
 	}
 }
