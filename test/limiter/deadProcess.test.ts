@@ -1,8 +1,8 @@
 /**
  * A process that dies holding shared slots: a real child process takes every slot of a key on a
  * real redis-server, with requests that never answer, and is SIGKILLed. Its slots are leases
- * (transport/slotLease.ts) that nobody renews any more: this process gets them within seconds, not
- * after the 40 s job expiration. And a living process's slot is renewed: held 12 s (two leases),
+ * (transport/slotLease.ts) that nobody renews any more: this process gets them within seconds (they
+ * took 40 s before). And a living process's slot is renewed: held 12 s (two leases),
  * nobody else takes it.
  */
 import { spawn } from 'child_process';
@@ -11,7 +11,6 @@ import { join } from 'path';
 import { startRedis, type RedisServer } from '../helpers/services';
 import { closeSharedLimiters, limiterFor } from '../../nodes/SvcMessaging/transport/limiter';
 import { LEASE_MS } from '../../nodes/SvcMessaging/transport/slotLease';
-import { SLOT_EXPIRATION_MS } from '../../nodes/SvcMessaging/transport/sharedLimit';
 
 let redis: RedisServer;
 const SLOTS = 3;
@@ -38,7 +37,7 @@ async function holder(prefix: string) {
 	return child;
 }
 
-it(`the slots of a process SIGKILLed while holding them come back within a lease (${LEASE_MS / 1000} s) and Bottleneck's heartbeat (5 s), not after ${SLOT_EXPIRATION_MS / 1000} s`, async () => {
+it(`the slots of a process SIGKILLed while holding them come back within a lease (${LEASE_MS / 1000} s) and Bottleneck's heartbeat (5 s), not after the 40 s they took before`, async () => {
 	const child = await holder('svc-lease-dead');
 	const limiter = await limiterFor('http://lease.test', 'key-lease', limits, config('svc-lease-dead'));
 	child.kill('SIGKILL');
@@ -47,7 +46,7 @@ it(`the slots of a process SIGKILLed while holding them come back within a lease
 	process.stderr.write(`dead process's slots back after ${startedAfter.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s\n`);
 	// Bottleneck frees expired slots when a process on the key next calls Redis (its heartbeat: every 5 s).
 	expect(Math.max(...startedAfter)).toBeLessThan(LEASE_MS + 5_000 + 2_000);
-	expect(Math.max(...startedAfter)).toBeLessThan(SLOT_EXPIRATION_MS / 2);
+	expect(Math.max(...startedAfter)).toBeLessThan(20_000);
 }, 60_000);
 
 it('a living process keeps its slots past several leases while its requests run: nobody else takes them', async () => {

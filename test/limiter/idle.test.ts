@@ -38,8 +38,10 @@ it('2,000 keys used once each: their limiters are let go once idle, and the heap
 	expect(limiterCount()).toBe(start);
 	const keptKbPerKey = (kept - before) / KEYS / 1024;
 	const afterKbPerKey = (after - before) / KEYS / 1024;
-	process.stderr.write(`idle limiters: ${keptKbPerKey.toFixed(2)} KB per key kept, ${afterKbPerKey.toFixed(2)} KB per key after letting them go\n`);
-	expect(keptKbPerKey).toBeGreaterThan(2);
+	const releasedKbPerKey = (kept - after) / KEYS / 1024;
+	process.stderr.write(`idle limiters: ${keptKbPerKey.toFixed(2)} KB per key kept, ${afterKbPerKey.toFixed(2)} KB per key after letting them go (${releasedKbPerKey.toFixed(2)} KB per key released)\n`);
+	// Measured against each other (the heap before can still hold what earlier test files left).
+	expect(releasedKbPerKey).toBeGreaterThan(5);
 	// What stays grows far slower than the keys (plain node: 2,000 keys ~1 MB, 8,000 keys ~2 MB).
 	expect(afterKbPerKey).toBeLessThan(1);
 }, 60_000);

@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import type { PlanLimits } from './service';
 import { RoundTrips, SLOT_HOLD_MS, type ShrinkRule } from './roundTrips';
-import { applySettings, SLOT_EXPIRATION_MS, type ClusterStore } from './sharedLimit';
+import { applySettings, type ClusterStore } from './sharedLimit';
 
 /**
  * One limiter per API key, shared by every node and execution in this n8n process (or, with a
@@ -110,8 +110,8 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		clusterShrink = await cluster!.sharedShrink(trips.shrinkMs());
 	};
 	const holdMs = () => SLOT_HOLD_MS - (cluster ? Math.min(trips.shrinkMs(), clusterShrink) : trips.shrinkMs());
-	// A slot of a process that stopped without giving it back expires after this long at the latest.
-	const slotOptions = cluster ? { expiration: SLOT_EXPIRATION_MS } : {};
+	// Shared slots are leases (slotLease.ts), each job under an id of its own.
+	let jobs = 0;
 	// Waiting requests per lane, and the lanes with waiting requests in turn order.
 	const lanes = new Map<string, Waiter[]>();
 	const turns: string[] = [];
@@ -161,10 +161,10 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		failure = error;
 		for (let waiter = take(); waiter; waiter = take()) waiter.fail(error);
 	});
-	const slot = async () => {
+	const slot = async (jobId: string) => {
+		cluster?.lease.claim(jobId);
 		const waiter = take();
-		if (!waiter) return;
-		cluster?.lease.started();
+		if (!waiter) return cluster?.lease.ended();
 		try {
 			const startedAt = Date.now();
 			waiter.start();
@@ -195,8 +195,9 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 				waiting++;
 			});
 			begin();
+			const jobId = `slot-${++jobs}`;
 			bottleneck
-				.schedule(slotOptions, slot)
+				.schedule(cluster ? cluster.lease.options(jobId) : {}, slot, jobId)
 				.catch(
 					// In a cluster any failure here is Redis's: the request was not sent.
 					(error: Error) => take()?.fail(cluster ? cluster.fail(error) : error),

@@ -12,12 +12,6 @@ import {
 } from './redis';
 import { slotLease, type SlotLease } from './slotLease';
 
-/**
- * A slot not renewed at all (slotLease.ts) is given back after this long: longer than a request may
- * take (transport/request.ts times out after 30 s) plus the slot's hold after the answer.
- */
-export const SLOT_EXPIRATION_MS = 40_000;
-
 /** Bottleneck.updateSettings returns a promise at run time (its typings say otherwise). */
 export async function applySettings(bottleneck: Bottleneck, settings: Bottleneck.ConstructorOptions): Promise<void> {
 	await (bottleneck.updateSettings(settings) as unknown as Promise<Bottleneck>);

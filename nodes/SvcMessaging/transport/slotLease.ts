@@ -3,36 +3,27 @@ import type Redis from 'ioredis';
 import { sleep } from 'n8n-workflow';
 
 /**
- * A shared limit's slots are leases: a slot taken by this process expires LEASE_MS after its last
- * renewal. This process leases the slots it took within LEASE_EVERY_MS and renews all its running
- * slots every RENEW_EVERY_MS while it has any. A process that died (SIGKILL, out of memory) stops
- * renewing, so its slots return to the others within LEASE_MS (the next request of any process frees
- * them), instead of the job expiration (SLOT_EXPIRATION_MS, 40 s) that stays as the backstop: the
- * slots it took in its last LEASE_EVERY_MS were not leased yet and take that long. A living process
- * renews a slot until its hold is over, so a slot is never given back while its request may still
- * reach the service — unless its event loop stands still for longer than LEASE_MS − RENEW_EVERY_MS
- * (docs/assumptions.md). Leasing each slot as it starts (one more Redis call per request) cost 6
- * points of Business's rate across 4 processes on a loaded machine; a heartbeat of 1 s (Bottleneck's
- * heartbeatInterval, which wakes every process on the key) cost 13: neither is used.
+ * A shared limit's slots are leases: each slot's job is registered in Redis with an expiration of
+ * LEASE_MS (Bottleneck's own job expiration, set atomically when the slot is taken), and this
+ * process renews all its running slots every RENEW_EVERY_MS while it has any. A process that died
+ * (SIGKILL, out of memory) stops renewing, so its slots return to the others within LEASE_MS (the
+ * next Redis call of any process on the key frees them). Bottleneck would also fail a job locally
+ * when its expiration passes: `claim` cancels that local timer as the slot starts, so a living
+ * process keeps its slot until its request and hold are over — unless its event loop stands still
+ * for longer than LEASE_MS − RENEW_EVERY_MS (docs/assumptions.md). No Redis call per request:
+ * leasing each slot with a call of its own cost 6 points of Business's rate across 4 processes on a
+ * loaded machine, and a heartbeat of 1 s (Bottleneck's heartbeatInterval) 13.
  */
 export const LEASE_MS = 6_000;
 export const RENEW_EVERY_MS = 1_000;
-export const LEASE_EVERY_MS = 100;
 
 /**
  * Sets the expiry of this client's running jobs in Bottleneck's own job-expiration set (the one
- * its scripts free expired jobs from). `XX`: a job already freed is never put back. `fresh` renews
- * only the jobs still at their first (backstop) expiry: the one a slot just took.
+ * its scripts free expired jobs from). `XX`: a job already freed is never put back.
  */
 const RENEW = `
-local indexes
-if ARGV[3] == 'fresh' then
-  indexes = redis.call('zrangebyscore', KEYS[1], '(' .. ARGV[4], '+inf')
-else
-  indexes = redis.call('zrange', KEYS[1], 0, -1)
-end
 local renewed = 0
-for _, index in ipairs(indexes) do
+for _, index in ipairs(redis.call('zrange', KEYS[1], 0, -1)) do
   if redis.call('hget', KEYS[2], index) == ARGV[1] then
     redis.call('zadd', KEYS[1], 'XX', ARGV[2], index)
     renewed = renewed + 1
@@ -41,36 +32,37 @@ end
 return renewed`;
 
 export interface SlotLease {
-	/** A slot of this process started: lease it now, and keep renewing while slots run. */
-	started(): void;
+	/** Job options for a slot: a lease of LEASE_MS under the id `claim` will be given. */
+	options(jobId: string): { id: string; expiration: number };
+	/** The slot `jobId` started: its local expiration is cancelled, and it is renewed while it runs. */
+	claim(jobId: string): void;
 	/** A slot of this process is over (its job then frees it in Redis). */
 	ended(): void;
 }
+
+/** Bottleneck 2.19.5's record of a job it runs (lib/Bottleneck.js _run): its local expiration timer. */
+type Scheduled = Record<string, { expiration?: { close(): unknown }; job: { options: { id: string } } }>;
 
 /** `id`: the clustered Bottleneck's id; `client`: its Redis connection; `isOpen`: false once failed. */
 export function slotLease(bottleneck: Bottleneck, id: string, client: Redis, isOpen: () => boolean): SlotLease {
 	// Bottleneck's key names and client id (bottleneck 2.19.5, lib/Scripts.js and RedisDatastore.js):
 	// the job expirations (index → expiry) and the job clients (index → client id).
 	const keys = [`b_${id}_job_expirations`, `b_${id}_job_clients`];
-	const clientId = (bottleneck as unknown as { _store: { clientId: string } })._store.clientId;
+	const internals = bottleneck as unknown as { _store: { clientId: string }; _scheduled: Scheduled };
+	const clientId = internals._store.clientId;
 	let running = 0;
-	let unleased = false;
 	let renewing = false;
 	// Scores are the registering client's Date.now(), as in Bottleneck's own scripts.
-	const renew = async (mode: 'fresh' | 'all') => {
-		const now = Date.now();
-		await client.eval(RENEW, 2, ...keys, clientId, String(now + LEASE_MS), mode, String(now + LEASE_MS));
+	const renew = async () => {
+		await client.eval(RENEW, 2, ...keys, clientId, String(Date.now() + LEASE_MS));
 	};
 	const keepRenewing = async () => {
 		if (renewing) return;
 		renewing = true;
 		try {
-			for (let tick = 1; running > 0 && isOpen(); tick++) {
-				await sleep(LEASE_EVERY_MS);
-				const all = tick % (RENEW_EVERY_MS / LEASE_EVERY_MS) === 0;
-				if (!all && !unleased) continue;
-				unleased = false;
-				await renew(all ? 'all' : 'fresh');
+			while (running > 0 && isOpen()) {
+				await sleep(RENEW_EVERY_MS);
+				await renew();
 			}
 		} catch {
 			// Redis failures reach the cluster's failure listeners through Bottleneck's own calls.
@@ -79,9 +71,12 @@ export function slotLease(bottleneck: Bottleneck, id: string, client: Redis, isO
 		}
 	};
 	return {
-		started() {
+		options: (jobId) => ({ id: jobId, expiration: LEASE_MS }),
+		claim(jobId) {
 			running++;
-			unleased = true;
+			for (const scheduled of Object.values(internals._scheduled)) {
+				if (scheduled.job.options.id === jobId) scheduled.expiration?.close();
+			}
 			void keepRenewing();
 		},
 		ended() {
