@@ -29,6 +29,8 @@ export interface DeadWorkerRow {
 	 * ≥ 95 % of the plan's requests; null when never
 	 */
 	recoveredAfterS: number | null;
+	/** share of the plan from 10 s after the kill to the last arrival */
+	rateFrom10sAfterKill: number | null;
 	/** share of the plan from recovery to the last arrival */
 	rateAfterRecovery: number | null;
 	survivorsDone: boolean;
@@ -82,6 +84,7 @@ export async function deadWorkerRow(url: string, workers: BenchWorker[], sharedL
 		mostInAnySecond: figures.mostInAnySecond,
 		rateBeforeKill: round(rateIn(killedAt - 5_000, killedAt), 3),
 		rateFirst15sAfterKill: round(rateIn(killedAt, Math.min(last, killedAt + 15_000)), 3),
+		rateFrom10sAfterKill: round(rateIn(killedAt + 10_000, last), 3),
 		recoveredAfterS: recovered === null ? null : round((recovered - killedAt) / 1000, 1),
 		rateAfterRecovery: recovered === null ? null : round(rateIn(recovered, last), 3),
 		survivorsDone: survivors.every((s) => s.status === 'fulfilled' && !s.value.executions[0].error),

@@ -113,5 +113,5 @@ export function targetTable(targets: Target[]) {
 export function deadWorkerLine(row: DeadWorkerRow | undefined) {
 	if (!row) return 'A worker that dies holding shared slots: not run';
 	const pct = (value: number | null) => (value === null ? '–' : `${(value * 100).toFixed(1)} %`);
-	return `A worker that dies holding shared slots (${row.label}): ${pct(row.rateBeforeKill)} of the plan in the 5 s before the kill, ${pct(row.rateFirst15sAfterKill)} in the 15 s after it; back at ≥ 95 % ${row.recoveredAfterS === null ? 'never' : `${row.recoveredAfterS} s after the kill`} (then ${pct(row.rateAfterRecovery)}); ${row.rateLimited} × 429 in ${row.requests} requests, most in any 1,000 ms ${row.mostInAnySecond}; the others finished ${row.survivorsDone ? 'every item' : 'with an error'}`;
+	return `A worker that dies holding shared slots (${row.label}): ${pct(row.rateBeforeKill)} of the plan in the 5 s before the kill, ${pct(row.rateFirst15sAfterKill)} in the 15 s after it, ${pct(row.rateFrom10sAfterKill)} from 10 s after it to the end; back at ≥ 95 % ${row.recoveredAfterS === null ? 'never' : `${row.recoveredAfterS} s after the kill`} (then ${pct(row.rateAfterRecovery)}); ${row.rateLimited} × 429 in ${row.requests} requests, most in any 1,000 ms ${row.mostInAnySecond}; the others finished ${row.survivorsDone ? 'every item' : 'with an error'}`;
 }
