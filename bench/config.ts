@@ -31,7 +31,14 @@ export const SIZES = {
 	/** the same for Send Bulk's memory rows, which finish in seconds */
 	bulkLiveHeapEveryMs: pick(100, 250),
 	/** Rate rows: N processes on one fresh key, these many Sends in all (split between them). */
-	rate: { counts: [1, 2, 4], items: pick({ free: 20, starter: 60 }, { free: 100, starter: 400 }) },
+	rate: {
+		counts: [1, 2, 4],
+		items: pick({ free: 20, starter: 60, business: 400 }, { free: 100, starter: 400, business: 3_000 }),
+		/** a quick run's rows beyond the Free and Starter rate rows: one at a distance, Business across processes at one */
+		/** the dead-worker row (not in a quick run): Sends per process, 3 processes */
+		deadWorkerItems: 300,
+		quickOnly: pick(['distance-starter-250-1-local', 'distance-business-250-4-shared'], undefined as string[] | undefined),
+	},
 	/** Send and the floor at Business pace, in alternating rounds (the machine's load hits both alike). */
 	floor: pick({ items: 150, rounds: 3 }, { items: 2_250, rounds: 9 }),
 	/** At Free: one request per item (100 items take 20 s), and Send Bulk's 10,000-row sheet in chunks. */

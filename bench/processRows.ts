@@ -2,11 +2,13 @@
  * The rate rows: N worker processes (1, 2, 4) started together on one fresh Free or Starter key, the
  * limit shared through Redis, against the sliding window; and, as a control, 2 processes at Free each
  * with its own limiter. Each row has its own key (a fresh window), its own account (its messages tell
- * the processes apart by reference) and its own slots in Redis.
+ * the processes apart by reference) and its own slots in Redis. The distance rows do the same with
+ * the emulator's latency profile on (a delay each way, jittered), the rate counted at arrival.
  */
 import { startRedis } from '../test/helpers/services';
-import { clearRequestLog, logFigures, median, messages, PLANS, requestLog, round, seedAccount, type Plan } from './lib';
+import { call, clearRequestLog, logFigures, median, messages, PLANS, requestLog, round, seedAccount, type Plan } from './lib';
 import { keyFor, log, SIZES, want } from './config';
+import { DEAD_WORKER_ID, deadWorkerRow, type DeadWorkerRow } from './deadWorkerRow';
 import type { NodeScenario } from './worker';
 import { BenchWorker } from './workerProcess';
 
@@ -14,6 +16,10 @@ import { BenchWorker } from './workerProcess';
 export interface ProcessesRow {
 	id: string;
 	label: string;
+	/** the emulator's delay each way ("ms±jitter"), null for none */
+	latency: string | null;
+	/** the rate this row must reach (share of the plan) */
+	target: number;
 	processes: number;
 	sharedLimiter: boolean;
 	plan: Plan;
@@ -55,17 +61,47 @@ export interface ProcessesRow {
 	}>;
 }
 
-const processPlans = [
+interface ProcessPlan {
+	id: string;
+	plan: Plan;
+	n: number;
+	shared: boolean;
+	latency?: string;
+	target?: number;
+}
+
+/** Round trips 50, 250 and 500 ms (± 10 %, uniform each way), and the rate each must reach. */
+const DISTANCES = [
+	{ rtt: 50, each: '25±5', target: 0.95 },
+	{ rtt: 250, each: '125±25', target: 0.95 },
+	{ rtt: 500, each: '250±25', target: 0.9 },
+];
+
+const processPlans = ([
 	...(['free', 'starter'] as const).flatMap((plan) => SIZES.rate.counts.map((n) => ({ id: `rate-${plan}-${n}-shared`, plan, n, shared: true }))),
-	{ id: 'rate-free-2-local', plan: 'free' as const, n: 2, shared: false },
-].filter((p) => want(p.id));
+	{ id: 'rate-free-2-local', plan: 'free', n: 2, shared: false },
+	{ id: 'rate-business-4-shared', plan: 'business', n: 4, shared: true, target: 0.98 },
+	{ id: 'distance-business-250-4-shared', plan: 'business', n: 4, shared: true, latency: '125', target: 0.98 },
+	{ id: 'distance-business-250j-4-shared', plan: 'business', n: 4, shared: true, latency: '125±25', target: 0.95 },
+	...DISTANCES.flatMap((d) => [
+		{ id: `distance-starter-${d.rtt}-1-local`, plan: 'starter', n: 1, shared: false, latency: d.each, target: d.target },
+		{ id: `distance-starter-${d.rtt}-4-shared`, plan: 'starter', n: 4, shared: true, latency: d.each, target: d.target },
+	]),
+] as ProcessPlan[]).filter((p) => want(p.id) && (!SIZES.rate.quickOnly || SIZES.rate.quickOnly.includes(p.id) || p.id.startsWith('rate-free') || p.id.startsWith('rate-starter')));
+
+/** Sets the emulator's delay each way ("ms±jitter"; '0' for none). */
+export async function setLatency(url: string, each: string): Promise<void> {
+	const { status } = await call(url, 'PUT', '/__emulator/latency', { inbound: each, outbound: each });
+	if (status !== 200) throw new Error(`setting the emulator's latency to ${each} failed: ${status}`);
+}
 
 /** Every wanted rate row, with a redis-server and a pool of warmed worker processes of its own. */
-export async function processesRows(url: string, oneCallMs: number): Promise<ProcessesRow[]> {
-	if (!processPlans.length) return [];
+export async function processesRows(url: string, oneCallMs: number): Promise<{ rows: ProcessesRow[]; deadWorker?: DeadWorkerRow }> {
+	const deadWorkerWanted = want(DEAD_WORKER_ID) && !SIZES.rate.quickOnly;
+	if (!processPlans.length && !deadWorkerWanted) return { rows: [] };
 	log('bench: starting redis-server (test/helpers/services.ts)');
 	const redis = await startRedis();
-	const pool = Array.from({ length: Math.max(...processPlans.map((p) => p.n)) }, () => new BenchWorker());
+	const pool = Array.from({ length: Math.max(deadWorkerWanted ? 3 : 1, ...processPlans.map((p) => p.n)) }, () => new BenchWorker());
 	try {
 		const sharedLimit = { host: redis.host, port: redis.port, database: 0, prefix: 'svc-messaging' };
 		// Warm-ups in every process: one Send without and one with the shared limit, own Business keys.
@@ -81,11 +117,20 @@ export async function processesRows(url: string, oneCallMs: number): Promise<Pro
 		const rows: ProcessesRow[] = [];
 		let offsetBase = 40_000_000;
 		for (const p of processPlans) {
-			const label = `${p.n} process${p.n > 1 ? 'es' : ''} on one fresh ${p.plan} key, Send, limiter ${p.shared ? 'shared (Redis)' : 'per process'}`;
+			const distance = p.latency ? `, the service ${p.latency} ms away each way` : '';
+			const label = `${p.n} process${p.n > 1 ? 'es' : ''} on one fresh ${p.plan} key, Send, limiter ${p.shared ? 'shared (Redis)' : 'per process'}${distance}`;
 			const perProcess = Math.ceil(SIZES.rate.items[p.plan] / p.n);
-			rows.push(await processesRow(url, p.id, label, pool.slice(0, p.n), p.shared ? sharedLimit : undefined, (offsetBase += 10_000), oneCallMs, p.plan, perProcess));
+			if (p.latency) await setLatency(url, p.latency);
+			try {
+				const row = await processesRow(url, p.id, label, pool.slice(0, p.n), p.shared ? sharedLimit : undefined, (offsetBase += 10_000), oneCallMs, p.plan, perProcess);
+				rows.push({ ...row, latency: p.latency ?? null, target: p.target ?? 0.95 });
+			} finally {
+				if (p.latency) await setLatency(url, '0');
+			}
 		}
-		return rows;
+		// Last: it kills one of the pool's processes.
+		const deadWorker = deadWorkerWanted ? await deadWorkerRow(url, pool.slice(0, 3), sharedLimit, (offsetBase += 10_000), SIZES.rate.deadWorkerItems) : undefined;
+		return { rows, deadWorker };
 	} finally {
 		await Promise.all(pool.map(async (w) => await w.stop()));
 		await redis.stop();
@@ -97,7 +142,7 @@ export async function processesRows(url: string, oneCallMs: number): Promise<Pro
  * armed (inputs built, GC done) and started at one Date.now() moment, then the emulator's log and
  * messages read.
  */
-async function processesRow(
+export async function processesRow(
 	url: string,
 	id: string,
 	label: string,
@@ -107,7 +152,7 @@ async function processesRow(
 	oneCallMs: number,
 	planName: Plan,
 	perProcess: number,
-): Promise<ProcessesRow> {
+): Promise<Omit<ProcessesRow, 'latency' | 'target'>> {
 	const plan = PLANS[planName];
 	const key = keyFor(id);
 	const accountId = await seedAccount(url, [{ key, plan: planName }]);

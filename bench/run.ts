@@ -22,7 +22,7 @@ import { memoryKeys, memoryRows } from './memoryRows';
 import { processesRows } from './processRows';
 import { nodeRow, type Bench, type LabelledScenario, type Row } from './rows';
 import { sharedRow, type SharedFigures } from './sharedRows';
-import { comparisonTable, floorLine, processesTable, table, targetTable } from './tables';
+import { comparisonTable, deadWorkerLine, floorLine, processesTable, table, targetTable } from './tables';
 import { comparisons, evaluateTargets } from './targets';
 import type { NodeScenario } from './worker';
 import { BenchWorker } from './workerProcess';
@@ -110,7 +110,7 @@ async function runRows(bench: Bench) {
 			shared[s.id] = measured.shared;
 		}
 	});
-	const processRows = await processesRows(bench.url, bench.callMs[1]);
+	const { rows: processRows, deadWorker } = await processesRows(bench.url, bench.callMs[1]);
 	// What a user builds without the package, in a worker of its own (n8n-core's request helper).
 	if (userScenarios.some((s) => want(s.id))) {
 		await inWorker(async (worker) => {
@@ -119,7 +119,7 @@ async function runRows(bench: Bench) {
 		});
 	}
 	rows.push(...(await memoryRows(bench)));
-	return { rows, shared, processRows, floor };
+	return { rows, shared, processRows, deadWorker, floor };
 }
 
 function sourceState() {
@@ -162,10 +162,10 @@ async function main() {
 		await closeBaselines();
 		await emulator.stop();
 	}
-	const { rows, shared, processRows, floor } = measured;
+	const { rows, shared, processRows, deadWorker, floor } = measured;
 	const totalS = (performance.now() - t0) / 1000;
 	const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
-	const targets = evaluateTargets(byId, shared, processRows, floor);
+	const targets = evaluateTargets(byId, shared, processRows, floor, deadWorker);
 	const loadAtEnd = loadavg().map((l) => round(l, 2));
 	const results = {
 		date: startedAt.toISOString(),
@@ -181,13 +181,14 @@ async function main() {
 		scenarios: rows,
 		sharedLimiter: shared,
 		processesOnOneKey: processRows,
+		deadWorker: deadWorker ?? null,
 		comparisons: comparisons(byId),
 		floor,
 		targets,
 	};
 	writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 	process.stdout.write(
-		`${table(rows)}\n\n${processesTable(processRows)}\n\n${floorLine(floor)}\n\n${comparisonTable(results.comparisons)}\n\n${targetTable(targets)}\n\n`,
+		`${table(rows)}\n\n${processesTable(processRows)}\n\n${deadWorkerLine(deadWorker)}\n\n${floorLine(floor)}\n\n${comparisonTable(results.comparisons)}\n\n${targetTable(targets)}\n\n`,
 	);
 	process.stdout.write(`Total ${totalS.toFixed(0)} s; load average ${loadAtStart.join(' ')} at start, ${loadAtEnd.join(' ')} at end. Results: bench/results.json\n`);
 }

@@ -1,6 +1,7 @@
 /** The printed tables: rows, rate rows, the floor line, the user comparison and the targets. */
 import { only } from './config';
 import type { FloorFigures } from './floorRows';
+import type { DeadWorkerRow } from './deadWorkerRow';
 import type { ProcessesRow } from './processRows';
 import type { Row } from './rows';
 import type { comparisons, Target } from './targets';
@@ -50,6 +51,7 @@ export function processesTable(rows: ProcessesRow[]) {
 		r.plan,
 		String(r.processes),
 		r.sharedLimiter ? 'shared' : 'per process',
+		r.latency ?? '0',
 		String(r.items),
 		String(r.requests),
 		String(r.accepted),
@@ -70,7 +72,7 @@ export function processesTable(rows: ProcessesRow[]) {
 			.map((p) => `  ${r.id} ${p.reference}: ${p.accepted} accepted; the node failed: ${p.error!.split('\n')[0]}`),
 	);
 	return `Rate rows: N processes started together on one fresh key (each Send, 1 request/item), the emulator counting a sliding window:\n${pad([
-		['scenario', 'plan', 'processes', 'limiter', 'items', 'requests', 'accepted', '429', 'req/accepted', 'lost', 'most in 1 s / first s', 'rate/plan', 'wall s', 'min s', 'start spread ms', 'min gap ms (accepted / all)', 'share % while all ran'],
+		['scenario', 'plan', 'processes', 'limiter', 'ms each way', 'items', 'requests', 'accepted', '429', 'req/accepted', 'lost', 'most in 1 s / first s', 'rate/plan', 'wall s', 'min s', 'start spread ms', 'min gap ms (accepted / all)', 'share % while all ran'],
 		...body,
 	], 1)}${notes.length ? `\n\nnotes:\n${notes.join('\n')}` : ''}`;
 }
@@ -106,4 +108,10 @@ export function targetTable(targets: Target[]) {
 	const result = (pass: boolean | null) => (pass === null ? 'not run' : pass ? 'met' : 'NOT MET');
 	const table = pad([['target', 'result', 'figures'], ...targets.map((t) => [t.target, result(t.pass), t.detail])], 3);
 	return only ? `Partial run (BENCH_ONLY=${only.join(',')}): only the rows that ran are judged.\n${table}` : table;
+}
+
+export function deadWorkerLine(row: DeadWorkerRow | undefined) {
+	if (!row) return 'A worker that dies holding shared slots: not run';
+	const pct = (value: number | null) => (value === null ? '–' : `${(value * 100).toFixed(1)} %`);
+	return `A worker that dies holding shared slots (${row.label}): ${pct(row.rateBeforeKill)} of the plan in the 5 s before the kill, ${pct(row.rateFirst15sAfterKill)} in the 15 s after it, ${pct(row.rateFrom10sAfterKill)} from 10 s after it to the end; back at ≥ 95 % ${row.recoveredAfterS === null ? 'never' : `${row.recoveredAfterS} s after the kill`} (then ${pct(row.rateAfterRecovery)}); ${row.rateLimited} × 429 in ${row.requests} requests, most in any 1,000 ms ${row.mostInAnySecond}; the others finished ${row.survivorsDone ? 'every item' : 'with an error'}`;
 }

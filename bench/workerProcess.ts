@@ -80,6 +80,11 @@ export class BenchWorker {
 		return message.heapMb;
 	}
 
+	/** SIGKILL: the process dies at once, as in an out-of-memory kill (its shared slots stay taken). */
+	kill() {
+		this.child.kill('SIGKILL');
+	}
+
 	async stop() {
 		if (this.child.exitCode !== null || this.exited) return;
 		const exited = new Promise((resolve) => this.child.once('exit', resolve));

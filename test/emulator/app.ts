@@ -1,6 +1,6 @@
 /**
  * The HTTP server: routes, authentication, rate limit, body parsing, faults and the request log.
- * Order for API routes: fault → route (404) → auth (401) → rate limit (429, API-key routes) → body (400) → handler.
+ * Order for API routes: the way in (latency.ts) → fault → route (404) → auth (401) → rate limit (429, API-key routes) → body (400) → handler → the way out.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'http';
 
@@ -11,6 +11,7 @@ import { campaignRoutes } from './campaigns';
 import { chatRoutes } from './chat';
 import { takeFault } from './faults';
 import { ApiError, badRequest, errorReply, iso, notFound, type Reply } from './http';
+import { drawMs, sleep } from './latency';
 import { rateLimitError, takeRequest } from './rateLimit';
 import { matchRoute, route, type Ctx, type Route } from './router';
 import type { Runtime } from './runtime';
@@ -132,8 +133,6 @@ function logRequest(rt: Runtime, record: RequestRecord, status: number | null, c
 	if (log.length > MAX_REQUEST_LOG) log.splice(0, log.length - MAX_REQUEST_LOG);
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-
 async function handle(rt: Runtime, controlRoutes: Route[], req: IncomingMessage, res: ServerResponse): Promise<void> {
 	const url = new URL(req.url ?? '/', 'http://emulator');
 	if (url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)) {
@@ -146,6 +145,8 @@ async function handle(rt: Runtime, controlRoutes: Route[], req: IncomingMessage,
 		return send(res, await dispatch(rt, controlRoutes, req, url, raw, null));
 	}
 
+	// The way in: the request reaches the service (its rate limit, its log) only after it.
+	await sleep(drawMs(rt.latency.inbound));
 	const started = Date.now();
 	const epoch = rt.state.epoch;
 	const method = req.method ?? 'GET';
@@ -198,6 +199,8 @@ async function handle(rt: Runtime, controlRoutes: Route[], req: IncomingMessage,
 		if (fault?.kind === 'slow') await sleep(fault.delayMs);
 		reply = await dispatch(rt, apiRoutes, req, url, raw, record);
 	}
+	// The way out: the answer leaves now and reaches the client after this.
+	await sleep(drawMs(rt.latency.outbound));
 	if (fault?.kind === 'drop-after-processing') {
 		req.socket.destroy();
 		return finish(null, errorCode(reply));

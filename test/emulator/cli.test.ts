@@ -4,10 +4,10 @@ import { join } from 'path';
 import { SEED_KEYS, SEED_LOGINS } from './index';
 import { Client } from './testkit';
 
-it('starts from the command line (here with --rate-limit sliding-window), prints URL, rate-limit mode, keys and logins, serves requests and stops on SIGTERM', async () => {
+it('starts from the command line (here with --rate-limit sliding-window and --latency), prints URL, rate-limit mode, keys and logins, serves requests and stops on SIGTERM', async () => {
 	const child = spawn(
 		process.execPath,
-		[require.resolve('ts-node/dist/bin.js'), '--transpile-only', join(__dirname, 'cli.ts'), '--port', '0', '--time-scale', '0.5', '--rate-limit', 'sliding-window'],
+		[require.resolve('ts-node/dist/bin.js'), '--transpile-only', join(__dirname, 'cli.ts'), '--port', '0', '--time-scale', '0.5', '--rate-limit', 'sliding-window', '--latency', '20±5', '--latency-out', '10'],
 		{ stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PORT: '' } },
 	);
 	let output = '';
@@ -27,6 +27,7 @@ it('starts from the command line (here with --rate-limit sliding-window), prints
 		});
 		for (const key of Object.values(SEED_KEYS)) expect(output).toContain(key);
 		expect(output).toContain('Rate limit per API key: sliding-window');
+		expect(output).toContain('Latency: in 20±5 ms, out 10 ms');
 		expect(output).toMatch(/svc_test_free_0001\s+Free/);
 		expect(output).toMatch(/svc_live_enterprise_0001\s+Enterprise\s+200 req\/s\s+20000 recipients/);
 		expect(output).toContain(`${SEED_LOGINS.demo.email} / ${SEED_LOGINS.demo.password}`);

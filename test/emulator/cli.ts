@@ -1,10 +1,13 @@
 /**
- * `npm run emulator [-- --port N] [--host H] [--time-scale X] [--rate-limit token-bucket|sliding-window]`:
- * starts the emulator (port from --port, else PORT, else 4010) and prints its URL, the rate-limit
- * mode, the seeded API keys with their plans, and the logins.
+ * `npm run emulator [-- --port N] [--host H] [--time-scale X] [--rate-limit token-bucket|sliding-window]
+ * [--latency MS[±JITTER]] [--latency-in MS[±JITTER]] [--latency-out MS[±JITTER]]`: starts the emulator
+ * (port from --port, else PORT, else 4010) and prints its URL, the rate-limit mode, the latency, the
+ * seeded API keys with their plans, and the logins. --latency sets both ways (e.g. 125±25: a 250 ms
+ * round trip, ± 50 ms); --latency-in / --latency-out one way each.
  * Runs until SIGINT or SIGTERM.
  */
 import { startEmulator, type RunningEmulator } from './index';
+import type { Delay } from './latency';
 import { parseRateLimitMode } from './rateLimit';
 
 function flag(args: string[], name: string): string | undefined {
@@ -20,11 +23,14 @@ function numberFlag(value: string | undefined, name: string, fallback: number): 
 	return n;
 }
 
+const delayText = (delay: Delay) => `${delay.ms}${delay.jitterMs ? `±${delay.jitterMs}` : ''} ms`;
+
 function describe(emulator: RunningEmulator): string {
 	const accounts = emulator.control.accounts();
 	const lines = [
 		`SVC messaging emulator listening on ${emulator.url}`,
 		`Rate limit per API key: ${emulator.control.rateLimitMode()}`,
+		`Latency: in ${delayText(emulator.control.latency().inbound)}, out ${delayText(emulator.control.latency().outbound)}`,
 		'',
 		'API keys (header x-api-key):',
 	];
@@ -51,7 +57,9 @@ async function main(): Promise<void> {
 	const timeScale = numberFlag(flag(args, '--time-scale'), 'time-scale', 1);
 	const mode = flag(args, '--rate-limit');
 	const rateLimit = mode === undefined ? undefined : parseRateLimitMode(mode);
-	const emulator = await startEmulator({ port, host: flag(args, '--host'), timeScale, rateLimit });
+	const both = flag(args, '--latency');
+	const latency = { inbound: flag(args, '--latency-in') ?? both, outbound: flag(args, '--latency-out') ?? both };
+	const emulator = await startEmulator({ port, host: flag(args, '--host'), timeScale, rateLimit, latency });
 	process.stdout.write(`${describe(emulator)}\n`);
 	let stopping = false;
 	const stop = (signal: string) => {

@@ -3,6 +3,7 @@ import { holdCarrier } from './lifecycle';
 import { accountView, createAccount, parseAccountInput, updateAccount } from './accounts';
 import { CONTROL_PREFIX } from './assumptions';
 import { addFault, type FaultInput } from './faults';
+import { parseLatency, type LatencyProfile } from './latency';
 import { ApiError, badRequest, iso, notFound, ok } from './http';
 import { TEMPLATE_STATUSES } from './limits';
 import { parseRateLimitMode, type RateLimitMode } from './rateLimit';
@@ -94,6 +95,9 @@ export interface EmulatorControl {
 	/** How the per-key rate limit counts (kept by reset); setting it empties every key's count. */
 	rateLimitMode(): RateLimitMode;
 	setRateLimitMode(mode: RateLimitMode): { mode: RateLimitMode };
+	/** The service's distance (latency.ts; kept by reset). */
+	latency(): LatencyProfile;
+	setLatency(latency: unknown): LatencyProfile;
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
@@ -216,6 +220,13 @@ export function createControl(rt: Runtime): EmulatorControl {
 			state.windows.clear();
 			return { mode: rt.rateLimitMode };
 		},
+		latency() {
+			return copy(rt.latency);
+		},
+		setLatency(latency) {
+			rt.latency = parseLatency(latency);
+			return copy(rt.latency);
+		},
 	};
 }
 
@@ -281,6 +292,8 @@ export function controlRoutes(control: EmulatorControl): Route[] {
 				throw badRequest((error as Error).message);
 			}
 		}),
+		route('GET', p('/latency'), 'none', () => ok(control.latency())),
+		route('PUT', p('/latency'), 'none', (ctx) => ok(control.setLatency(objectBody(ctx.body)))),
 		route('GET', p('/clock'), 'none', () => ok({ now: control.now() })),
 		route('POST', p('/clock/advance'), 'none', async (ctx) => {
 			const ms = optNumber(objectBody(ctx.body), 'ms', 0);

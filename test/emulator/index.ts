@@ -10,6 +10,7 @@ import { onCampaignMessageFinal } from './campaigns';
 import { Clock } from './clock';
 import { createControl, controlRoutes, type EmulatorControl } from './control';
 import { DEFAULT_RATE_LIMIT_MODE } from './assumptions';
+import { NO_LATENCY, parseLatency } from './latency';
 import { ACCESS_TOKEN_TTL_SECONDS } from './limits';
 import { parseRateLimitMode, type RateLimitMode } from './rateLimit';
 import type { Runtime } from './runtime';
@@ -33,6 +34,12 @@ export interface EmulatorOptions {
 	 * 'sliding-window' (at most the plan rate in any 1,000 ms). Also settable at /__emulator/rate-limit.
 	 */
 	rateLimit?: RateLimitMode;
+	/**
+	 * The service's distance: `inbound` before a request is processed (the rate limit counts it when
+	 * it arrives, after this), `outbound` before its answer leaves; each {ms, jitterMs} (uniform ±) or
+	 * "ms±jitter". Default none. Also settable at /__emulator/latency.
+	 */
+	latency?: { inbound?: unknown; outbound?: unknown };
 }
 
 export interface RunningEmulator {
@@ -53,6 +60,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 		webhooks: new WebhookDispatcher(state, clock),
 		tokenTtlSeconds: options.tokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS,
 		rateLimitMode: parseRateLimitMode(options.rateLimit ?? DEFAULT_RATE_LIMIT_MODE),
+		latency: options.latency ? parseLatency(options.latency) : NO_LATENCY,
 		jwtSecret: randomBytes(32),
 		tokenGeneration: 0,
 		onMessageFinal: (message, at) => onCampaignMessageFinal(rt, message, at),
@@ -96,4 +104,5 @@ export {
 export type { EmulatorControl, AccountPatch, AccountView, MessageFilter, MessageRecord, NewAccount, TemplateView } from './control';
 export type { FaultInput } from './faults';
 export type { RateLimitMode } from './rateLimit';
+export type { LatencyProfile } from './latency';
 export type * from './state';

@@ -1,5 +1,6 @@
 /** What every area of the emulator shares: state, clock, webhook dispatcher and options. */
 import type { Clock } from './clock';
+import type { LatencyProfile } from './latency';
 import type { RateLimitMode } from './rateLimit';
 import type { EmulatorState, SmsMessage } from './state';
 import type { WebhookDispatcher } from './webhooks';
@@ -11,6 +12,8 @@ export interface Runtime {
 	tokenTtlSeconds: number;
 	/** how the per-key rate limit counts (an emulator setting: reset keeps it) */
 	rateLimitMode: RateLimitMode;
+	/** the service's distance: delays before processing and before the answer leaves (reset keeps it) */
+	latency: LatencyProfile;
 	jwtSecret: Buffer;
 	/** bumped by expireTokens(): every token issued before is rejected */
 	tokenGeneration: number;

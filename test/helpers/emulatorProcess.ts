@@ -17,6 +17,8 @@ export interface EmulatorProcessOptions {
 	timeScale?: number;
 	/** default: the emulator's own (token bucket) */
 	rateLimit?: 'token-bucket' | 'sliding-window';
+	/** the service's distance each way, "ms" or "ms±jitter" (default none) */
+	latency?: string;
 	/** receives the emulator's stderr */
 	log?: (line: string) => void;
 }
@@ -54,6 +56,7 @@ export async function startEmulatorProcess(options: EmulatorProcessOptions = {})
 		'--time-scale',
 		String(options.timeScale ?? 1),
 		...(options.rateLimit ? ['--rate-limit', options.rateLimit] : []),
+		...(options.latency ? ['--latency', options.latency] : []),
 	];
 	// The caller's NODE_OPTIONS (jest's, a profiler's) must not slow or instrument the emulator.
 	const env = { ...process.env };

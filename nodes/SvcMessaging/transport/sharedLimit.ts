@@ -1,4 +1,5 @@
 import Bottleneck from 'bottleneck';
+import { randomBytes } from 'crypto';
 import type Redis from 'ioredis';
 
 import {
@@ -9,12 +10,7 @@ import {
 	RedisUnavailable,
 	type SharedLimitConfig,
 } from './redis';
-
-/**
- * A slot of a crashed process is given back after this long: longer than a request may take
- * (transport/request.ts times out after 30 s) plus the slot's hold after the answer.
- */
-export const SLOT_EXPIRATION_MS = 40_000;
+import { slotLease, type SlotLease } from './slotLease';
 
 /** Bottleneck.updateSettings returns a promise at run time (its typings say otherwise). */
 export async function applySettings(bottleneck: Bottleneck, settings: Bottleneck.ConstructorOptions): Promise<void> {
@@ -22,10 +18,35 @@ export async function applySettings(bottleneck: Bottleneck, settings: Bottleneck
 }
 
 
+/** A published shrink counts this long after its last renewal. */
+const SHRINK_TTL_MS = 60 * 60_000;
+/** Keeps the least of the published shrinks (a member per process, scored by its shrink, with its time). */
+const SHARE_SHRINK = `
+redis.call('zadd', KEYS[1], ARGV[2], ARGV[1])
+redis.call('hset', KEYS[2], ARGV[1], ARGV[3])
+local all = redis.call('hgetall', KEYS[2])
+for i = 1, #all, 2 do
+  if tonumber(all[i + 1]) < tonumber(ARGV[3]) - tonumber(ARGV[4]) then
+    redis.call('zrem', KEYS[1], all[i])
+    redis.call('hdel', KEYS[2], all[i])
+  end
+end
+redis.call('pexpire', KEYS[1], ARGV[4])
+redis.call('pexpire', KEYS[2], ARGV[4])
+return redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')[2]`;
+
 export interface ClusterStore {
 	bottleneck: Bottleneck;
+	/** This process's slots are leases, renewed while they run. */
+	lease: SlotLease;
 	/** Holds every process's requests on this key until `waitMs` from now (extends, never shortens). */
 	extendPause(waitMs: number): Promise<void>;
+	/**
+	 * Publishes this process's shrink of a slot's hold (roundTrips.ts) and returns the least any
+	 * process on the key published in the last SHRINK_TTL_MS: the next request on a slot may come
+	 * from a process nearer the service, so every process holds as long as the nearest needs.
+	 */
+	sharedShrink(ownMs: number): Promise<number>;
 	/** Milliseconds left of the key's pause, 0 when none. */
 	pauseRemainingMs(): Promise<number>;
 	/** Called once when Redis fails (or the store is closed); the limiter is then unusable. */
@@ -85,9 +106,18 @@ export async function joinCluster(
 	}
 
 	const client = raw.client;
-	const pauseKey = `${config.keyPrefix}:pause:${id.slice(id.lastIndexOf(':limiter:') + ':limiter:'.length)}`;
+	const digestPart = id.slice(id.lastIndexOf(':limiter:') + ':limiter:'.length);
+	const pauseKey = `${config.keyPrefix}:pause:${digestPart}`;
+	// This process's member in the key's published shrinks (random: no host or process name in Redis).
+	const member = randomBytes(8).toString('hex');
 	return {
 		bottleneck,
+		lease: slotLease(bottleneck, id, client, () => !failed),
+		async sharedShrink(ownMs) {
+			const keys = [`${config.keyPrefix}:shrink:${digestPart}`, `${config.keyPrefix}:shrink-at:${digestPart}`];
+			const least = await client.eval(SHARE_SHRINK, 2, ...keys, member, String(ownMs), String(Date.now()), String(SHRINK_TTL_MS));
+			return Math.min(ownMs, Number(least ?? ownMs));
+		},
 		async extendPause(waitMs) {
 			const left = await client.pttl(pauseKey);
 			if (left < waitMs) await client.set(pauseKey, '1', 'PX', Math.max(1, Math.ceil(waitMs)));
