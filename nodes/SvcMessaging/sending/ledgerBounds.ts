@@ -33,7 +33,7 @@ export const SEND_LEDGER = {
 		/** the least gather before a write: the marks of every post in that time share one write */
 		flushMs: 10,
 		/** …or this many times the last write's duration, when the row has grown costly */
-		flushCostFactor: 20,
+		flushCostFactor: 40,
 		/** a finished run of at most this many messages has its marks removed after its retry window (n8n searches the row for each) */
 		forgetAtMost: 2_000,
 	},
