@@ -97,11 +97,10 @@ export function withDurableMarks(
 				if (!entry) notSent.push(keyOf(message));
 				else if (entry.outcome === 'accepted') accepted.push(keyOf(message));
 			}
-			// Not awaited: the next write takes them (a look-up waits for it), and a crash before it
-			// leaves them "under way", which a retry reports as of unknown outcome, never sends again.
-			// A database failure here must not turn messages that were sent into errors.
-			void marks.accepted(accepted).catch(() => undefined);
-			await marks.notSent(notSent).catch(() => undefined);
+			// Awaited (the next group write takes them), so that after a crash only messages still
+			// under way, at most one window of them, are of unknown outcome. A database failure here
+			// must not turn messages that were sent into errors: they stay "under way" instead.
+			await Promise.all([marks.accepted(accepted), marks.notSent(notSent)]).catch(() => undefined);
 		},
 		async finish() {
 			await ledger.finish();
