@@ -97,10 +97,12 @@ export function withDurableMarks(
 				if (!entry) notSent.push(keyOf(message));
 				else if (entry.outcome === 'accepted') accepted.push(keyOf(message));
 			}
-			// Awaited (the next group write takes them), so that after a crash only messages still
-			// under way, at most one window of them, are of unknown outcome. A database failure here
-			// must not turn messages that were sent into errors: they stay "under way" instead.
-			await Promise.all([marks.accepted(accepted), marks.notSent(notSent)]).catch(() => undefined);
+			// Not awaited: the next group write takes them (a look-up waits for it). Awaited, each post
+			// stayed in the window ~0.5 s longer: 97.2 % of Business against 98.2 %. A crash before that
+			// write leaves them "under way": a retry reports them as of unknown outcome, never sends them
+			// again. A database failure here must not turn messages that were sent into errors.
+			void marks.accepted(accepted).catch(() => undefined);
+			await marks.notSent(notSent).catch(() => undefined);
 		},
 		async finish() {
 			await ledger.finish();
