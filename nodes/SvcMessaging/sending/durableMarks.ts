@@ -82,7 +82,9 @@ class NodeRow {
 		while (this.finished.length > 0 && this.finished[0].at <= due) {
 			const digests = this.finished.shift()!.digestsOf();
 			if (digests.length === 0 || digests.length > SEND_LEDGER.durable.forgetAtMost) continue;
-			const buckets = [halfDay(Date.now()), halfDay(Date.now()) - 1, halfDay(Date.now()) - 2];
+			// The run may have written in this half-day or either of the two before it (its hour spans at most two).
+			const now = halfDay(Date.now());
+			const buckets = [now, now - 1, now - 2];
 			const marks = digests.flatMap((d) => buckets.flatMap((b) => [mark('u', d, b), mark('a', d, b)]));
 			await this.serial(async (helpers) => await helpers.removeProcessed(marks, 'node', OPTIONS)).catch(() => undefined);
 		}
