@@ -1,6 +1,7 @@
 /**
  * The editor in headless Chromium against a real n8n (test/editor/; n8n 2.41.1, N8N_E2E_TARGET=1 for n8n 1.123.81).
- * One n8n, one emulator and one browser for the file; screenshots in .editor-screenshots/.
+ * One n8n and one emulator for the files (globalSetup.ts; communityPackages.test.ts starts its own),
+ * one browser per file; screenshots in .editor-screenshots/.
  */
 module.exports = {
 	testEnvironment: 'node',
@@ -11,6 +12,8 @@ module.exports = {
 	// which the harness's owner set-up uses. Not looked into further.
 	testPathIgnorePatterns: process.env.N8N_E2E_TARGET === '1' ? ['/node_modules/', '/communityPackages\\.test\\.ts$'] : ['/node_modules/'],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+	globalSetup: '<rootDir>/test/editor/globalSetup.ts',
+	globalTeardown: '<rootDir>/test/editor/globalTeardown.ts',
 	testTimeout: 120000,
 	maxWorkers: 1,
 };

@@ -25,7 +25,7 @@
 import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
 
-import { CREDENTIAL_IDS, CREDENTIAL_NAMES, NODE_TYPE, PACKAGE_NAME, TRIGGER_TYPE, type WorkflowJson } from '../e2e/harness';
+import { CREDENTIAL_IDS, CREDENTIAL_NAMES, NODE_TYPE, PACKAGE_NAME, TRIGGER_TYPE, type Stack, type WorkflowJson } from '../e2e/harness';
 import { startRegistry, type LocalRegistry } from '../e2e/harness/registry';
 import { waitFor } from '../helpers/waitFor';
 import { openEditor, screenshot, type EditorSession } from './editorSession';
@@ -69,13 +69,13 @@ interface InstalledPackage {
 	installedNodes: Array<{ name: string; type: string }>;
 }
 
-let session: EditorSession;
+let session: EditorSession<Stack>;
 let registry: LocalRegistry;
 
 beforeAll(async () => {
 	registry = await startRegistry();
 	await registry.publish(N);
-	session = await openEditor(undefined, {
+	session = await openEditor({
 		installPackage: false,
 		env: { E2E_TESTS: 'true', N8N_COMMUNITY_PACKAGES_REGISTRY: `${registry.url}/`, npm_config_registry: `${registry.url}/` },
 	});

@@ -9,6 +9,7 @@ import { join } from 'path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 
 import { DEFAULT_TARGET, E2E_OWNER, ROOT, selectedTarget, startStack, type Stack, type Target, type WorkflowJson } from '../e2e/harness';
+import { EDITOR_TIME_SCALE, sharedStack, type EditorStack } from './sharedStack';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOTS = join(ROOT, '.editor-screenshots');
@@ -26,8 +27,8 @@ export interface ConsoleError {
 	url: string;
 }
 
-export interface EditorSession {
-	stack: Stack;
+export interface EditorSession<S extends EditorStack = EditorStack> {
+	stack: S;
 	browser: Browser;
 	page: Page;
 	consoleErrors: ConsoleError[];
@@ -35,10 +36,15 @@ export interface EditorSession {
 	close(): Promise<void>;
 }
 
-/** `stackOptions`: n8n's extra environment, or n8n without the package (installed from the editor). */
-export async function openEditor(target: Target = selectedTarget(), stackOptions: { env?: Record<string, string>; installPackage?: boolean } = {}): Promise<EditorSession> {
+/** The editor on the suite's shared n8n (globalSetup.ts), as `npm run dev` sets it up. */
+export async function openEditor(): Promise<EditorSession>;
+/** The editor on an n8n of its own: n8n's extra environment, or n8n without the package (installed from the editor). */
+export async function openEditor(stackOptions: { env?: Record<string, string>; installPackage?: boolean }): Promise<EditorSession<Stack>>;
+export async function openEditor(stackOptions?: { env?: Record<string, string>; installPackage?: boolean }): Promise<EditorSession<EditorStack>> {
+	const target = selectedTarget();
 	mkdirSync(join(SCREENSHOTS, `n8n${target}`), { recursive: true });
-	const stack = await startStack({ target, timeScale: 0.1, ...stackOptions });
+	const shared = stackOptions ? undefined : sharedStack();
+	const stack: EditorStack = shared ?? (await startStack({ target, timeScale: EDITOR_TIME_SCALE, ...stackOptions }));
 	let browser: Browser | undefined;
 	try {
 		browser = await chromium.launch({
