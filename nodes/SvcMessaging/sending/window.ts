@@ -1,7 +1,6 @@
 import type { PlanLimits } from '../transport/service';
 import { errorCodeOf, REDIS_UNAVAILABLE } from '../transport/errors';
-import type { ItemFailure } from './outcomes';
-import type { UnitOutcome } from './round';
+import type { ItemFailure, Outcome } from './outcomes';
 
 /**
  * How much of the plan's rate one send keeps waiting in (or passing through) the key's limiter:
@@ -57,6 +56,6 @@ export async function postInWindow<W>(
 }
 
 /** The failure of a unit that stops a send: the shared Redis lost. */
-export function redisLost(outcome: UnitOutcome): ItemFailure | undefined {
+export function redisLost(outcome: Outcome): ItemFailure | undefined {
 	return !outcome.ok && errorCodeOf(outcome.error) === REDIS_UNAVAILABLE ? outcome : undefined;
 }
