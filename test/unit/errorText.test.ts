@@ -23,7 +23,7 @@ describe('rules/errorText: how refusals quote values and name items', () => {
 	it('a summary has one line per item, each item named once, several recipients of an item on its line', () => {
 		const { message, description } = sendSummary(
 			[
-				{ itemIndex: 2, message: 'The service refused the phone number: bad [item 2]' },
+				{ itemIndex: 2, message: 'Item 2: The service refused the phone number', serviceMessage: 'bad' },
 				{ itemIndex: 5, message: 'Item 5: recipient 0: "Phone Number" is not valid (got "1")' },
 				{ itemIndex: 5, message: 'Item 5: recipient 3: "Phone Number" is not valid (got "2")' },
 			],
@@ -38,7 +38,7 @@ describe('rules/errorText: how refusals quote values and name items', () => {
 	});
 
 	it("a call's error shared by several items names them all", () => {
-		expect(sharedErrorMessage('Not enough credits on the account: low [item 0]', 0, [0, 1, 2])).toBe('Not enough credits on the account: low [items 0, 1, 2]');
+		expect(sharedErrorMessage('Item 0: Not enough credits on the account', 0, [0, 1, 2])).toBe('Items 0, 1, 2: Not enough credits on the account');
 		expect(sharedErrorMessage('POST /api/sms/send-api failed: X', 0, [0, 1])).toBe('POST /api/sms/send-api failed: X');
 	});
 });

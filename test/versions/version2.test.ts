@@ -86,7 +86,7 @@ describe('node version 2', () => {
 	});
 });
 
-describe('node version 2 error titles: what happened, [item N]; the request in the description', () => {
+describe('node version 2 error titles: Item N, what happened; the service\'s words and the request in the description', () => {
 	it('a refused API key', async () => {
 		const error = (await executeNode(
 			{
@@ -96,9 +96,8 @@ describe('node version 2 error titles: what happened, [item N]; the request in t
 			},
 			[{}],
 		).catch((e: unknown) => e)) as Error & { description?: string };
-		expect(error.message).toMatch(/^The service refused the credential: .+ \[item 0\]$/);
-		expect(error.message).not.toMatch(/POST|failed/);
-		expect(error.description).toMatch(/^Check the API key .*\(Request: POST \/api\/sms\/send-api → HTTP 401 UNAUTHORIZED\.\)$/);
+		expect(error.message).toBe('Item 0: The service refused the credential');
+		expect(error.description).toMatch(/^The service said: .+\. Check the API key .*\(Request: POST \/api\/sms\/send-api → HTTP 401 UNAUTHORIZED\.\)$/);
 		expect(emu.control.messages()).toHaveLength(0);
 	});
 
@@ -111,7 +110,7 @@ describe('node version 2 error titles: what happened, [item N]; the request in t
 			},
 			[{}],
 		).catch((e: unknown) => e)) as Error & { description?: string };
-		expect(error.message).toBe('The service could not be reached [item 0]');
+		expect(error.message).toBe('Item 0: The service could not be reached');
 		expect(error.description).toMatch(/^Nothing reached the service\. Check the Base URL .*\(Request: POST \/api\/chat\/messages → NETWORK_ERROR\.\)$/);
 	});
 
