@@ -79,6 +79,15 @@ describe('node version 2', () => {
 		});
 	});
 
+	it("SMS → Send: the output's length is the service's messageLength only (version 1 also has characters, the same count)", async () => {
+		const parameters = { resource: 'sms', operation: 'send', phoneNumber: '+254712345678', message: 'Hi Zoë 😀', senderId: { __rl: true, mode: 'list', value: '' } };
+		const [v2] = await runV2(parameters);
+		expect(v2.json).toMatchObject({ accepted: true, encoding: 'Unicode', messageLength: 8 });
+		expect(v2.json).not.toHaveProperty('characters');
+		const [[v1]] = await executeNode({ parameters, credentials: bothCredentials(emu.url), typeVersion: 1 }, [{}]);
+		expect(v1.json).toMatchObject({ messageLength: 8, characters: 8 });
+	});
+
 	it('Chat Message → Send still sends text', async () => {
 		const out = await runV2({ resource: 'chatMessage', operation: 'send', phoneNumber: '+254712345678', text: 'Shipped' });
 		expect(out[0].json).toMatchObject({ accepted: true, type: 'text' });
