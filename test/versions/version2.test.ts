@@ -123,6 +123,30 @@ describe('node version 2 error titles: Item N, what happened; the service\'s wor
 		expect(error.description).toMatch(/^Nothing reached the service\. Check the Base URL .*\(Request: POST \/api\/chat\/messages → NETWORK_ERROR\.\)$/);
 	});
 
+	it("Send Bulk: a recipient the service refused is 'Item N: what happened (number)', its words in the description", async () => {
+		const parameters = {
+			resource: 'sms',
+			operation: 'sendBulk',
+			recipientsSource: 'items',
+			phoneNumber: '={{ $json.phone }}',
+			variablesSource: 'none',
+			message: 'Hi',
+			senderId: { __rl: true, mode: 'list', value: '' },
+			options: { numberCheck: 'format' },
+		};
+		const items = [{ phone: '+254712345678' }, { phone: '+2547123' }];
+		const [out] = await executeNode({ parameters, credentials: apiKeyCredentials(emu.url), typeVersion: 2, settings: { onError: 'continueRegularOutput' } }, items);
+		expect(out[1].json).toMatchObject({
+			accepted: false,
+			errorCode: 'INVALID_PHONE_NUMBER',
+			errorMessage: 'Item 1: The service refused the phone number (+2547123)',
+			errorDescription: expect.stringMatching(/^The service said: .+ \(INVALID_PHONE_NUMBER\)\.$/),
+		});
+		const error = (await executeNode({ parameters, credentials: apiKeyCredentials(emu.url), typeVersion: 2 }, items).catch((e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toBe('1 recipient(s) were not accepted (items 1); 1 were accepted');
+		expect(error.description!.split('\n')[0]).toMatch(/^item 1: The service refused the phone number \(\+2547123\): \S/);
+	});
+
 	it('version 1 keeps its titles', async () => {
 		const error = (await executeNode(
 			{
