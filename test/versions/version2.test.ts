@@ -147,6 +147,15 @@ describe('node version 2 error titles: Item N, what happened; the service\'s wor
 		expect(error.description!.split('\n')[0]).toMatch(/^item 1: The service refused the phone number \(\+2547123\): \S/);
 	});
 
+	it("Campaign → Send Now of a cancelled campaign: 'Item N: what happened', the rule and the advice in the description", async () => {
+		const [created] = await runV2({ resource: 'campaign', name: 'Spring sale', message: 'Hi', senderId: { __rl: true, mode: 'id', value: 'ACMEKE' }, phoneNumber: '+254712345678' });
+		const campaignId = { __rl: true, mode: 'id', value: String(created.json.id) };
+		await runV2({ resource: 'campaign', operation: 'cancel', campaignId });
+		const error = (await runV2({ resource: 'campaign', operation: 'sendNow', campaignId }).catch((e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toBe(`Item 0: Cannot send campaign "Spring sale" (ID ${String(created.json.id)}): it is CANCELLED`);
+		expect(error.description).toMatch(/^Send Now is allowed only for DRAFT, SCHEDULED campaigns\. A cancelled campaign cannot be sent or changed again.* Nothing was changed\.$/);
+	});
+
 	it('version 1 keeps its titles', async () => {
 		const error = (await executeNode(
 			{
