@@ -87,10 +87,11 @@ describe('message types', () => {
 		]);
 	});
 
-	it('version 2 (Send Template): the output names the values sent, by field id (version 1 outputs as before)', async () => {
+	it('version 2 (Send Template): the output has the text sent and names the values, by field id (version 1 outputs as before)', async () => {
 		await approvedTemplate(emu, 'order_shipped', [
 			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}.' },
-			{ type: 'BODY', text: 'Hi {{1}}, order {{2}} ships today.' },
+			{ type: 'BODY', text: 'Hi {{1}}, order {{2}} ships today. Thanks {{1}}!' },
+			{ type: 'FOOTER', text: 'Reply STOP to opt out' },
 		]);
 		const parameters = {
 			resource: 'chatMessage',
@@ -101,7 +102,18 @@ describe('message types', () => {
 			options: {},
 		};
 		const [[item]] = await executeNode({ parameters, credentials: apiKeyCredentials(emu.url), typeVersion: 2 }, [{ name: 'Amina' }]);
-		expect(item.json).toMatchObject({ accepted: true, templateName: 'order_shipped', templateVariables: { header_1: 'A-1', body_1: 'Amina', body_2: 'A-1' } });
+		expect(item.json).toMatchObject({
+			accepted: true,
+			templateName: 'order_shipped',
+			text: 'Order A-1.\nHi Amina, order A-1 ships today. Thanks Amina!\nReply STOP to opt out',
+			templateVariables: { header_1: 'A-1', body_1: 'Amina', body_2: 'A-1' },
+		});
+
+		const v1 = { ...parameters, operation: 'send', messageType: 'template' };
+		const [[old]] = await executeNode({ parameters: v1, credentials: apiKeyCredentials(emu.url), typeVersion: 1 }, [{ name: 'Amina' }]);
+		expect(old.json).toMatchObject({ accepted: true, templateName: 'order_shipped' });
+		expect(old.json).not.toHaveProperty('text');
+		expect(old.json).not.toHaveProperty('templateVariables');
 	});
 
 	it('sends an approved template with its header and body variables mapped from the items', async () => {

@@ -62,6 +62,8 @@ describe('template checks before sending', () => {
 			chatSend(emu.url, { phoneNumber: OPTED_IN, messageType: 'template', template: locator('no_such', 'name'), templateVariables: mapped({}) }),
 		);
 		expect(error.message).toBe('Item 0: Template "no_such" does not exist in this account (names are case-sensitive)');
+		// What to do, for a user who imported an example whose template this account lacks.
+		expect(error.description).toMatch(/^Create it with Chat Template → Create .* approval, or pick an approved template/);
 		expect(chatPosts(emu)).toHaveLength(0);
 	});
 

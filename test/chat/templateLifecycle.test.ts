@@ -58,6 +58,7 @@ describe('review lifecycle', () => {
 		];
 		const early = await errorOf(chatSend(emu.url, sendParameters, items));
 		expect(early.message).toBe('Item 0: Template "delivery_eta" is PENDING: only APPROVED templates can be sent');
+		expect(early.description).toBe('Review takes a while after Create; "Chat Template → Get" shows the status.');
 		expect(emu.control.chatMessages()).toHaveLength(0);
 
 		const approved = await waitUntil(async () => {

@@ -9,7 +9,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { TOOL_DESCRIPTIONS } from '../../nodes/SvcMessaging/actions/tool.descriptions';
+import { SEND_TEMPLATE_TOOL_DESCRIPTION, TOOL_DESCRIPTIONS } from '../../nodes/SvcMessaging/actions/tool.descriptions';
 import { CAPPED_OPERATIONS } from '../../nodes/SvcMessaging/aiTool/agentCap';
 import { BAD_PHONE_REFUSAL } from '../ai/refusals';
 import { credential, e2e, expectSuccess, waitFor } from './context';
@@ -248,7 +248,7 @@ describe('MCP Server Trigger (examples/mcp-sms-tools.json) ← a real MCP client
 		expect(byName.send_sms.description).toBe(TOOL_DESCRIPTIONS.sms.send);
 		expect(byName.get_message_status.description).toBe(TOOL_DESCRIPTIONS.sms.getMessage);
 		expect(byName.get_balance.description).toBe(TOOL_DESCRIPTIONS.account.getBalance);
-		expect(byName.send_chat_template.description).toBe(TOOL_DESCRIPTIONS.chatMessage.send);
+		expect(byName.send_chat_template.description).toBe(SEND_TEMPLATE_TOOL_DESCRIPTION);
 		expect(byName.send_sms.inputSchema).toMatchObject({
 			type: 'object',
 			properties: {

@@ -2,9 +2,9 @@
  * README's first screen, as a newcomer does it: a workflow whose item has a `phone` field, an
  * SVC Messaging node (SMS → Send) with Phone Number `{{ $json.phone }}` and the SVC Messaging API
  * credential, then "Test step" (n8n 1) / "Execute step" (n8n 2) and the output. In headless Chromium
- * against a real n8n and the emulator; the SMS is checked at the emulator too. With n8n 1.123.81 the
- * two screenshots README shows are written to docs/images/ (committed); otherwise to
- * .editor-screenshots/.
+ * against a real n8n and the emulator; the SMS is checked at the emulator too. The node is version 2,
+ * as the nodes panel adds it. With the default n8n (2.41.1) the two screenshots README shows are
+ * written to docs/images/ (committed); otherwise to .editor-screenshots/.
  */
 import { copyFileSync, mkdirSync } from 'fs';
 import { join } from 'path';
@@ -25,7 +25,8 @@ const otpWorkflow: WorkflowJson = {
 			id: 'otp-send',
 			name: 'Send OTP',
 			type: 'n8n-nodes-svc-messaging.svcMessaging',
-			typeVersion: 1,
+			// What the nodes panel adds today: version 2.
+			typeVersion: 2,
 			position: [280, 0],
 			credentials: { svcMessagingApi: { id: CREDENTIAL_IDS.starter, name: CREDENTIAL_NAMES.starter } },
 			parameters: {

@@ -38,8 +38,9 @@ describe('node version 2 forms', () => {
 		expect(labels).not.toContain('Pick Sender ID From Account List');
 		expect(labels).not.toContain('Phone Numbers');
 		expect(await inputValue('recipientsSource')).toBe('One Number per Input Item (One Campaign for All Items)');
-		// Both credentials: the account login for the campaign, the API key for the sender ID list.
+		// Both credentials: the account login for the campaign, the API key for the sender ID list (the form says so).
 		expect(await page.locator('[data-test-id="node-credentials-select"]').count()).toBe(2);
+		await page.locator('[data-test-id="node-parameters"]').getByText(/The SVC Messaging API credential only lists the sender IDs below/).first().waitFor();
 		await useCredential(page, CREDENTIAL_NAMES.starter);
 		// The credential list closes with an animation; the picture is of the form.
 		await page.waitForTimeout(800);
@@ -54,6 +55,7 @@ describe('node version 2 forms', () => {
 		const labels = await visibleLabels(page);
 		expect(labels).toContain('Sender ID');
 		expect(labels).not.toContain('Pick Sender ID From Account List');
+		await page.locator('[data-test-id="node-parameters"]').getByText(/The SVC Messaging API credential only lists the sender IDs below/).first().waitFor();
 		await page.locator('[data-test-id="parameter-input-senderId"] [data-test-id="rlc-input"]').first().waitFor();
 		// The form's Docs link: our http documentationUrl as it is (a codex link would get ?utm_… after its #anchor).
 		expect(await page.locator('[data-test-id="ndv"] a', { hasText: 'Docs' }).first().getAttribute('href')).toBe(DOCUMENTATION_URL);

@@ -30,8 +30,8 @@ describe('Dry Run: priced, checked, nothing posted', () => {
 		expect(sendRequests()).toHaveLength(0);
 		expect(emu.control.messages()).toHaveLength(0);
 		expect(out).toEqual([
-			{ accepted: false, phoneNumber: '+254712345601', message: 'Hi Amina', senderId: 'SVCSMS', encoding: 'GSM-7', characters: 8, segments: 1, credits: 1, sendAt: 'now', dryRun: true },
-			{ accepted: false, phoneNumber: '+2348031234567', message: 'Hi Zoë 😀', senderId: 'SVCSMS', encoding: 'Unicode', characters: 8, segments: 1, credits: 1, sendAt: 'now', dryRun: true },
+			{ accepted: false, phoneNumber: '+254712345601', message: 'Hi Amina', senderId: 'SVCSMS', encoding: 'GSM-7', messageLength: 8, segments: 1, credits: 1, sendAt: 'now', dryRun: true },
+			{ accepted: false, phoneNumber: '+2348031234567', message: 'Hi Zoë 😀', senderId: 'SVCSMS', encoding: 'Unicode', messageLength: 8, segments: 1, credits: 1, sendAt: 'now', dryRun: true },
 		]);
 		expect(hints).toContain('Dry run: nothing was sent. 2 messages would be sent, about 2 credits. Turn off "Dry Run" to send.');
 	});

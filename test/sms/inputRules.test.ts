@@ -145,17 +145,17 @@ describe('error texts', () => {
 		expect(error.message).toBe('2 message(s) were not accepted (items 1, 3); 2 were accepted');
 		expect(error.context?.itemIndex).toBeUndefined();
 		const lines = error.description!.split('\n\n')[0].split('\n');
-		expect(lines).toEqual([expect.stringMatching(/^item 1: The service refused the phone number: /), expect.stringMatching(/^item 3: The service refused the phone number: /)]);
-		expect(error.description).not.toMatch(/\[item \d+\]|Item \d+:/);
+		expect(lines).toEqual([expect.stringMatching(/^item 1: The service refused the phone number: \S/), expect.stringMatching(/^item 3: The service refused the phone number: \S/)]);
+		expect(error.description).not.toMatch(/Item \d+:/);
 		expect(emu.control.messages()).toHaveLength(2);
 	});
 
-	it("one call's error shared by several items names them all, not [item 0]", async () => {
+	it("one call's error shared by several items names them all, not Item 0", async () => {
 		const parameters = { resource: 'sms', operation: 'sendBulk', recipientsSource: 'items', phoneNumber: '={{ $json.phone }}', variablesSource: 'none', message: 'x', senderId: noSender, options: {} };
 		const error = await errorOf(
 			executeNode({ parameters, credentials: apiKeyCredentials(emu.url, { apiKey: SEED_KEYS.broke, plan: 'free' }), typeVersion: 2 }, [{ phone: PHONE }, { phone: '+254712345679' }, { phone: '+254712345670' }]),
 		);
-		expect(error.message).toMatch(/^Not enough credits on the account: .* \[items 0, 1, 2\]$/);
+		expect(error.message).toBe('Items 0, 1, 2: Not enough credits on the account');
 		expect(emu.control.messages()).toHaveLength(0);
 	});
 });

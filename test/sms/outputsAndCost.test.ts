@@ -87,13 +87,13 @@ describe('Unicode cost: the hint and Replace Look-Alike Characters', () => {
 		expect(received.encoding).toBe('GSM7');
 		expect(out[0]).toMatchObject({ encoding: 'GSM-7', message: received.message, segments: 1, creditsUsed: 1 });
 		expect(out[0].replacedCharacters).toEqual([
-			{ character: '"“" (U+201C)', replacement: '"', count: 1 },
-			{ character: '"”" (U+201D)', replacement: '"', count: 1 },
-			{ character: '"…" (U+2026)', replacement: '...', count: 1 },
-			{ character: '"’" (U+2019)', replacement: "'", count: 1 },
-			{ character: '"–" (U+2013)', replacement: '-', count: 1 },
-			{ character: 'U+00A0', replacement: ' ', count: 1 },
-			{ character: '"—" (U+2014)', replacement: '-', count: 1 },
+			{ character: '“', codePoint: 'U+201C', replacement: '"', count: 1 },
+			{ character: '”', codePoint: 'U+201D', replacement: '"', count: 1 },
+			{ character: '…', codePoint: 'U+2026', replacement: '...', count: 1 },
+			{ character: '’', codePoint: 'U+2019', replacement: "'", count: 1 },
+			{ character: '–', codePoint: 'U+2013', replacement: '-', count: 1 },
+			{ character: '\u00A0', codePoint: 'U+00A0', replacement: ' ', count: 1 },
+			{ character: '—', codePoint: 'U+2014', replacement: '-', count: 1 },
 		]);
 		expect(hints.filter((h) => /Unicode/.test(h))).toEqual([]);
 	});
@@ -122,8 +122,8 @@ describe('Unicode cost: the hint and Replace Look-Alike Characters', () => {
 			[
 				'DELIVERED',
 				[
-					{ character: '"’" (U+2019)', replacement: "'", count: 1 },
-					{ character: '"–" (U+2013)', replacement: '-', count: 1 },
+					{ character: '’', codePoint: 'U+2019', replacement: "'", count: 1 },
+					{ character: '–', codePoint: 'U+2013', replacement: '-', count: 1 },
 				],
 			],
 		]);
@@ -155,8 +155,8 @@ describe('Unicode cost: the hint and Replace Look-Alike Characters', () => {
 		expect(emu.control.messages().map((m) => [m.message, m.segments])).toEqual([[`Hi Amina, ${PLAIN}`, 1], [`Hi Baraka, ${PLAIN}`, 1]]);
 		expect(on.out.map((o) => [o.encoding, o.credits])).toEqual([['GSM-7', 1], ['GSM-7', 1]]);
 		expect(on.out[0].replacedCharacters).toEqual([
-			{ character: '"’" (U+2019)', replacement: "'", count: 1 },
-			{ character: '"–" (U+2013)', replacement: '-', count: 1 },
+			{ character: '’', codePoint: 'U+2019', replacement: "'", count: 1 },
+			{ character: '–', codePoint: 'U+2013', replacement: '-', count: 1 },
 		]);
 		expect(on.hints.filter((h) => /Unicode/.test(h))).toEqual([]);
 	});

@@ -84,6 +84,10 @@ describe('polling', () => {
 		await expect(
 			executeNode({ parameters: parameters({ waitMode: 'webhook', timeout: 2 }), credentials }, [{ phone: '+254712345678' }]),
 		).rejects.toThrow('"Timeout (Seconds)" must be between 5 and 86400 with Delivery Report (got 2)');
+		// Node version 2 names the item first, as every refusal does.
+		await expect(executeNode({ parameters: parameters({ timeout: 3600 }), credentials, typeVersion: 2 }, [{ phone: '+254712345678' }])).rejects.toThrow(
+			/^Item 0: "Timeout \(Seconds\)" must be between 5 and 900 with Polling \(got 3600\)$/,
+		);
 		expect(sent(emu)).toHaveLength(0);
 	});
 

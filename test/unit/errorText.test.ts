@@ -1,6 +1,7 @@
 import { readDateTime } from '../../nodes/SvcMessaging/rules/dateTime';
 import { quoted, sendSummary, sharedErrorMessage, withValue } from '../../nodes/SvcMessaging/rules/errorText';
 import { loneSurrogateAt } from '../../nodes/SvcMessaging/rules/schemas';
+import { unknownOutcomeError } from '../../nodes/SvcMessaging/sending/recovery';
 
 describe('rules/errorText: how refusals quote values and name items', () => {
 	it('quotes text shortened to 40 characters, escapes control characters and lone surrogates, and never shows a link\'s query or user info', () => {
@@ -23,7 +24,7 @@ describe('rules/errorText: how refusals quote values and name items', () => {
 	it('a summary has one line per item, each item named once, several recipients of an item on its line', () => {
 		const { message, description } = sendSummary(
 			[
-				{ itemIndex: 2, message: 'The service refused the phone number: bad [item 2]' },
+				{ itemIndex: 2, message: 'Item 2: The service refused the phone number', serviceMessage: 'bad' },
 				{ itemIndex: 5, message: 'Item 5: recipient 0: "Phone Number" is not valid (got "1")' },
 				{ itemIndex: 5, message: 'Item 5: recipient 3: "Phone Number" is not valid (got "2")' },
 			],
@@ -38,7 +39,7 @@ describe('rules/errorText: how refusals quote values and name items', () => {
 	});
 
 	it("a call's error shared by several items names them all", () => {
-		expect(sharedErrorMessage('Not enough credits on the account: low [item 0]', 0, [0, 1, 2])).toBe('Not enough credits on the account: low [items 0, 1, 2]');
+		expect(sharedErrorMessage('Item 0: Not enough credits on the account', 0, [0, 1, 2])).toBe('Items 0, 1, 2: Not enough credits on the account');
 		expect(sharedErrorMessage('POST /api/sms/send-api failed: X', 0, [0, 1])).toBe('POST /api/sms/send-api failed: X');
 	});
 });
@@ -73,5 +74,15 @@ describe('rules/schemas: well-formed text', () => {
 		expect(loneSurrogateAt('Hi 😀')).toBeUndefined();
 		expect(loneSurrogateAt('Hi \uD83D')).toBe(4);
 		expect(loneSurrogateAt('😀\uDE00')).toBe(2);
+	});
+});
+
+describe('sending/recovery: a message an earlier try may have sent', () => {
+	const earlier = { outcome: 'unknown' as const, message: 'Item 3: No answer from the service: the request may have been processed', sentIn: { executionId: '41' } };
+	const node = (typeVersion: number) => ({ id: 'n', name: 'SVC Messaging', type: 'svcMessaging', typeVersion, position: [0, 0] as [number, number], parameters: {} });
+
+	it('version 2 names the item first, once, as every error does; version 1 as before', () => {
+		expect(unknownOutcomeError(node(2), earlier, 3).message).toBe('Item 3: An earlier try may already have sent this message (No answer from the service: the request may have been processed)');
+		expect(unknownOutcomeError(node(1), earlier, 3).message).toBe('An earlier try may already have sent this message (No answer from the service: the request may have been processed)');
 	});
 });

@@ -47,16 +47,16 @@ describe('look-alikes', () => {
 		expect(text).toBe('\'a\' "b" c-d-e ... f g hi \'');
 		expect(analyzeMessage(text).encoding).toBe('GSM-7');
 		expect(replaced).toEqual([
-			{ character: '"‘" (U+2018)', replacement: "'", count: 1 },
-			{ character: '"’" (U+2019)', replacement: "'", count: 2 },
-			{ character: '"“" (U+201C)', replacement: '"', count: 1 },
-			{ character: '"”" (U+201D)', replacement: '"', count: 1 },
-			{ character: '"–" (U+2013)', replacement: '-', count: 1 },
-			{ character: '"—" (U+2014)', replacement: '-', count: 1 },
-			{ character: '"…" (U+2026)', replacement: '...', count: 1 },
-			{ character: 'U+00A0', replacement: ' ', count: 1 },
-			{ character: 'U+202F', replacement: ' ', count: 1 },
-			{ character: 'U+200B', replacement: '', count: 1 },
+			{ character: '‘', codePoint: 'U+2018', replacement: "'", count: 1 },
+			{ character: '’', codePoint: 'U+2019', replacement: "'", count: 2 },
+			{ character: '“', codePoint: 'U+201C', replacement: '"', count: 1 },
+			{ character: '”', codePoint: 'U+201D', replacement: '"', count: 1 },
+			{ character: '–', codePoint: 'U+2013', replacement: '-', count: 1 },
+			{ character: '—', codePoint: 'U+2014', replacement: '-', count: 1 },
+			{ character: '…', codePoint: 'U+2026', replacement: '...', count: 1 },
+			{ character: '\u00A0', codePoint: 'U+00A0', replacement: ' ', count: 1 },
+			{ character: '\u202F', codePoint: 'U+202F', replacement: ' ', count: 1 },
+			{ character: '\u200B', codePoint: 'U+200B', replacement: '', count: 1 },
 		]);
 	});
 

@@ -79,6 +79,15 @@ describe('node version 2', () => {
 		});
 	});
 
+	it("SMS → Send: the output's length is the service's messageLength only (version 1 also has characters, the same count)", async () => {
+		const parameters = { resource: 'sms', operation: 'send', phoneNumber: '+254712345678', message: 'Hi Zoë 😀', senderId: { __rl: true, mode: 'list', value: '' } };
+		const [v2] = await runV2(parameters);
+		expect(v2.json).toMatchObject({ accepted: true, encoding: 'Unicode', messageLength: 8 });
+		expect(v2.json).not.toHaveProperty('characters');
+		const [[v1]] = await executeNode({ parameters, credentials: bothCredentials(emu.url), typeVersion: 1 }, [{}]);
+		expect(v1.json).toMatchObject({ messageLength: 8, characters: 8 });
+	});
+
 	it('Chat Message → Send still sends text', async () => {
 		const out = await runV2({ resource: 'chatMessage', operation: 'send', phoneNumber: '+254712345678', text: 'Shipped' });
 		expect(out[0].json).toMatchObject({ accepted: true, type: 'text' });
@@ -86,7 +95,7 @@ describe('node version 2', () => {
 	});
 });
 
-describe('node version 2 error titles: what happened, [item N]; the request in the description', () => {
+describe('node version 2 error titles: Item N, what happened; the service\'s words and the request in the description', () => {
 	it('a refused API key', async () => {
 		const error = (await executeNode(
 			{
@@ -96,9 +105,8 @@ describe('node version 2 error titles: what happened, [item N]; the request in t
 			},
 			[{}],
 		).catch((e: unknown) => e)) as Error & { description?: string };
-		expect(error.message).toMatch(/^The service refused the credential: .+ \[item 0\]$/);
-		expect(error.message).not.toMatch(/POST|failed/);
-		expect(error.description).toMatch(/^Check the API key .*\(Request: POST \/api\/sms\/send-api → HTTP 401 UNAUTHORIZED\.\)$/);
+		expect(error.message).toBe('Item 0: The service refused the credential');
+		expect(error.description).toMatch(/^The service said: .+\. Check the API key .*\(Request: POST \/api\/sms\/send-api → HTTP 401 UNAUTHORIZED\.\)$/);
 		expect(emu.control.messages()).toHaveLength(0);
 	});
 
@@ -111,8 +119,41 @@ describe('node version 2 error titles: what happened, [item N]; the request in t
 			},
 			[{}],
 		).catch((e: unknown) => e)) as Error & { description?: string };
-		expect(error.message).toBe('The service could not be reached [item 0]');
+		expect(error.message).toBe('Item 0: The service could not be reached');
 		expect(error.description).toMatch(/^Nothing reached the service\. Check the Base URL .*\(Request: POST \/api\/chat\/messages → NETWORK_ERROR\.\)$/);
+	});
+
+	it("Send Bulk: a recipient the service refused is 'Item N: what happened (number)', its words in the description", async () => {
+		const parameters = {
+			resource: 'sms',
+			operation: 'sendBulk',
+			recipientsSource: 'items',
+			phoneNumber: '={{ $json.phone }}',
+			variablesSource: 'none',
+			message: 'Hi',
+			senderId: { __rl: true, mode: 'list', value: '' },
+			options: { numberCheck: 'format' },
+		};
+		const items = [{ phone: '+254712345678' }, { phone: '+2547123' }];
+		const [out] = await executeNode({ parameters, credentials: apiKeyCredentials(emu.url), typeVersion: 2, settings: { onError: 'continueRegularOutput' } }, items);
+		expect(out[1].json).toMatchObject({
+			accepted: false,
+			errorCode: 'INVALID_PHONE_NUMBER',
+			errorMessage: 'Item 1: The service refused the phone number (+2547123)',
+			errorDescription: expect.stringMatching(/^The service said: .+ \(INVALID_PHONE_NUMBER\)\.$/),
+		});
+		const error = (await executeNode({ parameters, credentials: apiKeyCredentials(emu.url), typeVersion: 2 }, items).catch((e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toBe('1 recipient(s) were not accepted (items 1); 1 were accepted');
+		expect(error.description!.split('\n')[0]).toMatch(/^item 1: The service refused the phone number \(\+2547123\): \S/);
+	});
+
+	it("Campaign → Send Now of a cancelled campaign: 'Item N: what happened', the rule and the advice in the description", async () => {
+		const [created] = await runV2({ resource: 'campaign', name: 'Spring sale', message: 'Hi', senderId: { __rl: true, mode: 'id', value: 'ACMEKE' }, phoneNumber: '+254712345678' });
+		const campaignId = { __rl: true, mode: 'id', value: String(created.json.id) };
+		await runV2({ resource: 'campaign', operation: 'cancel', campaignId });
+		const error = (await runV2({ resource: 'campaign', operation: 'sendNow', campaignId }).catch((e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toBe(`Item 0: Cannot send campaign "Spring sale" (ID ${String(created.json.id)}): it is CANCELLED`);
+		expect(error.description).toMatch(/^Send Now is allowed only for DRAFT, SCHEDULED campaigns\. A cancelled campaign cannot be sent or changed again.* Nothing was changed\.$/);
 	});
 
 	it('version 1 keeps its titles', async () => {

@@ -131,11 +131,14 @@ const capFields: INodeProperties[] = Object.entries(CAPPED_OPERATIONS).map(
 	}),
 );
 
+/** What a model is told Send Template (version 2) does. */
+export const SEND_TEMPLATE_TOOL_DESCRIPTION = `Sends one approved chat template message to one phone number through the SVC messaging service. This sends a real, charged message. Needs: ${PHONE}; and the values of the template's variables. A template is the only way to start a conversation with a recipient who has not written first. Returns: accepted (true), messageId, status, phoneNumber, templateName, text (the message as sent), templateVariables, creditsUsed, creditsRemaining. Do not call it again for a message that returned a messageId. ${SEND_LIMIT} ${REFUSAL}`;
+
 /** Version 2's Send Template, as a tool: its description and the same message cap. */
 const sendTemplateFields: INodeProperties[] = onlyV2(
 	{
 		...descriptionFields.find((f) => f.displayOptions?.show?.resource?.[0] === 'chatMessage')!,
-		default: `Sends one approved chat template message to one phone number through the SVC messaging service. This sends a real, charged message. Needs: ${PHONE}; and the values of the template's variables. A template is the only way to start a conversation with a recipient who has not written first. Returns: accepted (true), messageId, status, phoneNumber, templateName, creditsUsed, creditsRemaining. Do not call it again for a message that returned a messageId. ${SEND_LIMIT} ${REFUSAL}`,
+		default: SEND_TEMPLATE_TOOL_DESCRIPTION,
 		displayOptions: { show: { '@tool': [true], resource: ['chatMessage'], operation: ['sendTemplate'] } },
 	},
 	{ ...capFields.find((f) => f.displayOptions?.show?.resource?.[0] === 'chatMessage')!, displayOptions: { show: { '@tool': [true], resource: ['chatMessage'], operation: ['sendTemplate'] } } },

@@ -1,5 +1,3 @@
-import { itemSuffix } from '../transport/errorTitles';
-
 /**
  * How refusals are worded: the offending value quoted (shortened, and without what could be a
  * secret), each item named once, and a summary of several items one line per item.
@@ -44,12 +42,8 @@ export const itemPrefix = (itemIndex: number) => `Item ${itemIndex}: `;
 
 /** An item's error message without the item's own name, for a line that names the item itself. */
 export function withoutItemTag(message: string, itemIndex: number): string {
-	let text = message;
 	const prefix = itemPrefix(itemIndex);
-	const suffix = itemSuffix(itemIndex);
-	if (text.startsWith(prefix)) text = text.slice(prefix.length);
-	if (text.endsWith(suffix)) text = text.slice(0, -suffix.length);
-	return text;
+	return message.startsWith(prefix) ? message.slice(prefix.length) : message;
 }
 
 /** `0, 1, 2, …` (the first 20). */
@@ -60,13 +54,15 @@ export function itemList(items: number[]): string {
 /** One error shared by the items of one call: it names all of them instead of the first. */
 export function sharedErrorMessage(message: string, firstItem: number, items: number[]): string {
 	if (items.length < 2) return message;
-	const suffix = itemSuffix(firstItem);
-	return message.endsWith(suffix) ? `${message.slice(0, -suffix.length)} [items ${itemList(items)}]` : message;
+	const prefix = itemPrefix(firstItem);
+	return message.startsWith(prefix) ? `Items ${itemList(items)}: ${message.slice(prefix.length)}` : message;
 }
 
 export interface SummaryLine {
 	itemIndex: number;
 	message: string;
+	/** the service's own words, which an error's title leaves to its description */
+	serviceMessage?: string;
 }
 
 const SUMMARY_MAX_ITEMS = 20;
@@ -76,7 +72,8 @@ export function perItemLines(failures: SummaryLine[]): string[] {
 	const byItem = new Map<number, string[]>();
 	for (const f of failures) {
 		const problems = byItem.get(f.itemIndex) ?? [];
-		const problem = withoutItemTag(f.message, f.itemIndex);
+		const title = withoutItemTag(f.message, f.itemIndex);
+		const problem = f.serviceMessage ? `${title}: ${f.serviceMessage}` : title;
 		if (!problems.includes(problem)) problems.push(problem);
 		byItem.set(f.itemIndex, problems);
 	}

@@ -65,11 +65,15 @@ export function checkMessageCap(node: INode, value: unknown): number {
 	return Number(text);
 }
 
-/** Refuses an item's input before anything is sent: `Item N: "Field" rule`, code INVALID_INPUT. */
-export function failItem(node: INode, itemIndex: number, problem: string, more?: string): never {
+/**
+ * Refuses an item's input before anything is sent: `Item N: "Field" rule`, code INVALID_INPUT. The
+ * description holds the item's other problems (`more`) or what to do (`fix`).
+ */
+export function failItem(node: INode, itemIndex: number, problem: string, more?: string, fix?: string): never {
+	const description = [more ? `Also: ${more}` : '', fix ?? ''].filter(Boolean).join('\n');
 	const error = new NodeOperationError(node, `${itemPrefix(itemIndex)}${problem}`, {
 		itemIndex,
-		description: more ? `Also: ${more}` : undefined,
+		description: description || undefined,
 	});
 	throw withErrorCode(error, INVALID_INPUT);
 }

@@ -43,14 +43,19 @@ const LOOKALIKES: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** A character as a user can find it in the text: itself (when visible) and its code point. */
+export function codePointOf(char: string): string {
+	return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
 export function describeCharacter(char: string): string {
-	const code = `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+	const code = codePointOf(char);
 	return /^[\s\u200B\u00AD\uFEFF]$/u.test(char) ? code : `"${char}" (${code})`;
 }
 
 export interface Gsm7Replacement {
-	/** The look-alike, described (see describeCharacter). */
+	/** The look-alike itself, and its code point (`U+2013`): a no-break space reads as a space. */
 	character: string;
+	codePoint: string;
 	replacement: string;
 	count: number;
 }
@@ -85,7 +90,7 @@ export function replaceLookalikes(text: string): { text: string; replaced: Gsm7R
 	}
 	swap(text.slice(from));
 	if (counts.size === 0 || gsm7Length(out) === undefined) return { text, replaced: [] };
-	const replaced = [...counts].map(([char, count]) => ({ character: describeCharacter(char), replacement: LOOKALIKES.get(char)!, count }));
+	const replaced = [...counts].map(([char, count]) => ({ character: char, codePoint: codePointOf(char), replacement: LOOKALIKES.get(char)!, count }));
 	return { text: out, replaced };
 }
 

@@ -39,7 +39,13 @@ export function checkVariableValues(node: INode, i: number, values: IDataObject)
 }
 
 export function refuseUnknownTemplate(node: INode, i: number, name: string): never {
-	return failItem(node, i, `Template "${name}" does not exist in this account (names are case-sensitive)`);
+	return failItem(
+		node,
+		i,
+		`Template "${name}" does not exist in this account (names are case-sensitive)`,
+		undefined,
+		'Create it with Chat Template → Create (or in the dashboard) and wait for its approval, or pick an approved template of this account (Chat Template → Get Many lists them).',
+	);
 }
 
 /** Only APPROVED templates can be sent. */
@@ -50,6 +56,7 @@ export function checkApproved(node: INode, i: number, name: string, template: ID
 		node,
 		i,
 		`Template "${name}" is ${String(template.status ?? 'not approved')}${reason}: only APPROVED templates can be sent`,
+		undefined,
 		template.status === 'PENDING' ? 'Review takes a while after Create; "Chat Template → Get" shows the status.' : undefined,
 	);
 }

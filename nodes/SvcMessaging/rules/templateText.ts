@@ -125,3 +125,22 @@ export function variableFieldIds(components: unknown): { header: string[]; body:
 		body: Array.from({ length: slots.bodyVariables }, (_, k) => `body_${k + 1}`),
 	};
 }
+
+/**
+ * The text a template message shows its recipient: the TEXT header, the body and the footer, one per
+ * line, each variable replaced by its value (`values` by the mapper's field ids, as sent).
+ */
+export function filledTemplateText(components: unknown, values: Record<string, unknown>): string {
+	const list = (Array.isArray(components) ? components : []) as TemplateComponent[];
+	const part = (type: string, prefix: string) => {
+		const component = list.find((c) => c && typeof c === 'object' && upper(c.type) === type);
+		const text = textOf(component?.text);
+		if (text === undefined || (type === 'HEADER' && upper(component?.format) !== 'TEXT')) return undefined;
+		const numbers = variableNumbers(text);
+		return text.replace(PLACEHOLDER, (whole, inner: string) => {
+			const position = numbers.indexOf(Number(inner.trim()));
+			return position < 0 ? whole : String(values[`${prefix}_${position + 1}`] ?? whole);
+		});
+	};
+	return [part('HEADER', 'header'), part('BODY', 'body'), part('FOOTER', 'footer')].filter((t) => t !== undefined).join('\n');
+}

@@ -53,7 +53,7 @@ export function finishSend(
 		throw first;
 	}
 	const text = sendSummary(
-		failures.map((f) => ({ itemIndex: f.itemIndex, message: f.error.message })),
+		failures.map((f) => ({ itemIndex: f.itemIndex, message: f.error.message, serviceMessage: serviceMessageOf(f.error) })),
 		acceptedCount,
 		noun,
 	);
@@ -62,6 +62,11 @@ export function finishSend(
 	// caller deciding on it (an AI agent) sees what happened rather than a generic failure.
 	const codes = new Set(failures.map((f) => errorCodeOf(f.error) ?? INVALID_INPUT));
 	throw withErrorCode(summary, codes.size === 1 ? [...codes][0] : SEVERAL_ERRORS);
+}
+
+function serviceMessageOf(error: NodeApiError | NodeOperationError): string | undefined {
+	const said = error.context.serviceMessage;
+	return typeof said === 'string' ? said : undefined;
 }
 
 export function failureOf(ctx: Pick<IExecuteFunctions, 'getNode'>, error: unknown, itemIndex: number): ItemFailure {

@@ -2,6 +2,7 @@ import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { REDIS_UNAVAILABLE, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
+import { itemLead, titledErrors } from '../transport/errorTitles';
 import { RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
 import { openSendLedger, type EarlierEntry, type LedgerEntry, type RunIdentity, type SendLedger } from './ledger';
 import type { ItemFailure } from './outcomes';
@@ -34,7 +35,10 @@ export function unknownOutcome(failure: ItemFailure): LedgerEntry {
 /** A message an earlier try may have sent: reported, not sent again (unless the user asks). */
 export function unknownOutcomeError(node: INode, earlier: EarlierEntry & { outcome: 'unknown' }, itemIndex: number) {
 	const { executionId, at } = earlier.sentIn;
-	const error = new NodeOperationError(node, `An earlier try may already have sent this message (${earlier.message})`, {
+	// The earlier error named its item itself; version 2 names it first, as every error does.
+	const earlierWords = earlier.message.replace(/^Item \d+: /, '');
+	const lead = titledErrors(node) ? itemLead(itemIndex) : '';
+	const error = new NodeOperationError(node, `${lead}An earlier try may already have sent this message (${earlierWords})`, {
 		itemIndex,
 		description:
 			`${earlier.description ? `${earlier.description} ` : ''}The earlier try: execution ${executionId}${at ? ` at ${at}` : ''}. ` +

@@ -1,9 +1,10 @@
 import type { INode } from 'n8n-workflow';
 
 /**
- * Node version 2's error titles say what happened (n8n's guideline), with `[item N]`; the request's
- * method and path move to the description, after what to do. Version 1 keeps its titles
- * ("POST /api/sms/send-api failed: CODE – message"), which saved workflows may test for.
+ * Node version 2's error titles say what happened (n8n's guideline), led by `Item N: ` as the
+ * refusals of the field rules are; the service's own words, what to do and the request's method and
+ * path go to the description. Version 1 keeps its titles ("POST /api/sms/send-api failed: CODE –
+ * message"), which saved workflows may test for.
  */
 export const TITLES: Record<string, string> = {
 	UNAUTHORIZED: 'The service refused the credential',
@@ -29,6 +30,11 @@ export function titledErrors(node: INode): boolean {
 	return node.typeVersion >= 2;
 }
 
-export const itemSuffix = (itemIndex: number | undefined) => (itemIndex === undefined ? '' : ` [item ${itemIndex}]`);
+/** `Item 3: ` (as rules/errorText.ts itemPrefix), or nothing for an error of no one item. */
+export const itemLead = (itemIndex: number | undefined) => (itemIndex === undefined ? '' : `Item ${itemIndex}: `);
 
-export const withRequest = (hint: string | undefined, request: string) => `${hint ? `${hint} ` : ''}(Request: ${request}.)`;
+/** The service's words ending in a full stop, so the hint after them reads as a new sentence. */
+const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
+export const withRequest = (hint: string | undefined, request: string, serviceSaid?: string) =>
+	`${serviceSaid ? `The service said: ${sentence(serviceSaid)} ` : ''}${hint ? `${hint} ` : ''}(Request: ${request}.)`;

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { itemSuffix, titledErrors, TITLES, withRequest } from './errorTitles';
+import { itemLead, titledErrors, TITLES, withRequest } from './errorTitles';
 
 /** What to do about each service error code, shown as the error's description. */
 const HINTS: Record<string, string> = {
@@ -59,13 +59,15 @@ export function serviceError(
 	const v2 = titledErrors(node);
 	const error = new NodeApiError(node, { code, message: serviceMessage, statusCode: httpCode } as JsonObject, {
 		message: v2
-			? `${TITLES[code] ?? 'The service refused the request'}: ${serviceMessage}${itemSuffix(context.itemIndex)}`
+			? `${itemLead(context.itemIndex)}${TITLES[code] ?? 'The service refused the request'}`
 			: `${context.what} failed: ${code} – ${serviceMessage}`,
-		description: v2 ? withRequest(hint, `${context.what} → HTTP ${httpCode} ${code}`) : (hint ?? undefined),
+		description: v2 ? withRequest(hint, `${context.what} → HTTP ${httpCode} ${code}`, serviceMessage) : (hint ?? undefined),
 		httpCode: String(httpCode),
 		itemIndex: context.itemIndex,
 	});
 	if (ambiguous) error.context.mayHaveBeenProcessed = true;
+	// A summary of several items gives each its line with the service's words (rules/errorText.ts).
+	if (v2) error.context.serviceMessage = serviceMessage;
 	if (Array.isArray((detail as IDataObject).details)) error.context.details = (detail as IDataObject).details;
 	return error;
 }
@@ -85,7 +87,7 @@ export function transportError(
 	const v2 = titledErrors(node);
 	const error = new NodeApiError(node, { code: NETWORK_ERROR, message: NETWORK_ERROR } as JsonObject, {
 		message: v2
-			? `${context.mayHaveBeenProcessed ? 'No answer from the service: the request may have been processed' : 'The service could not be reached'}${itemSuffix(context.itemIndex)}`
+			? `${itemLead(context.itemIndex)}${context.mayHaveBeenProcessed ? 'No answer from the service: the request may have been processed' : 'The service could not be reached'}`
 			: context.mayHaveBeenProcessed
 				? `${context.what} failed: no answer from the service (${NETWORK_ERROR})`
 				: `${context.what} failed: the service could not be reached (${NETWORK_ERROR})`,

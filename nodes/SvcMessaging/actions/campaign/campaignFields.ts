@@ -56,6 +56,18 @@ export const senderIdPickerAlwaysOn: INodeProperties = {
 };
 
 /**
+ * Version 2's campaign forms ask for both credentials: this says what the API key is for here, next
+ * to the field that uses it.
+ */
+export const apiKeyUseNotice: INodeProperties = {
+	displayName:
+		'The SVC Messaging API credential only lists the sender IDs below; the campaign itself is created with the SVC Messaging Account API credential',
+	name: 'apiKeyUseNotice',
+	type: 'notice',
+	default: '',
+};
+
+/**
  * Sender ID as a picker (From List / By ID) when "Pick Sender ID From Account List" is on, else a
  * text field. Two names, not one name with two types: n8n keeps a value across a switch between
  * same-named fields, which would leave a picker object in a text field.

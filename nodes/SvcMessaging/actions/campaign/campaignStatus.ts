@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { getCampaign } from '../../api/campaigns';
 import { serviceErrorCode } from '../../transport/errors';
 import { wrapError } from '../../transport/errors';
+import { itemLead, titledErrors } from '../../transport/errorTitles';
 
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'COMPLETED' | 'FAILED' | 'PAUSED' | 'CANCELLED';
 
@@ -52,10 +53,12 @@ export function transitionError(
 	const allowed = ALLOWED_STATUSES[action];
 	const status = typeof campaign.status === 'string' && campaign.status ? campaign.status : undefined;
 	const named = typeof campaign.name === 'string' && campaign.name ? `"${campaign.name}" (ID ${campaign.id})` : `ID ${campaign.id}`;
-	const message =
-		`Cannot ${ACTION_NAMES[action]} campaign ${named}: it is ${status ?? 'in a status that does not allow this'}. ` +
-		`${ACTION_LABELS[action]} is allowed only for ${allowed.join(', ')} campaigns`;
-	const description = [status ? STATUS_ADVICE[status] : undefined, 'Nothing was changed.'].filter(Boolean).join(' ');
+	const what = `Cannot ${ACTION_NAMES[action]} campaign ${named}: it is ${status ?? 'in a status that does not allow this'}`;
+	const rule = `${ACTION_LABELS[action]} is allowed only for ${allowed.join(', ')} campaigns`;
+	// Version 2: what happened in the title after the item, the rule and the advice in the description.
+	const v2 = titledErrors(ctx.getNode());
+	const message = v2 ? `${itemLead(itemIndex)}${what}` : `${what}. ${rule}`;
+	const description = [v2 ? `${rule}.` : undefined, status ? STATUS_ADVICE[status] : undefined, 'Nothing was changed.'].filter(Boolean).join(' ');
 	if (cause) {
 		cause.message = message;
 		cause.description = description;

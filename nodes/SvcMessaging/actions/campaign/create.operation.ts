@@ -5,7 +5,7 @@ import type { ItemFailure } from '../../sending/outcomes';
 import { wrapError } from '../../transport/errors';
 import { defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
 import { balanceCheckField } from './campaignCredits';
-import { senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
+import { apiKeyUseNotice, senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
 import { itemNumbers, numbersOfAllItems, prepareCampaign, type PreparedCampaign, type RecipientsSource } from './createBody';
 import { createCampaigns, type CampaignToCreate } from './createRequests';
 import { changedInV2, onlyV1, onlyV2 } from '../versions';
@@ -35,7 +35,7 @@ const properties: INodeProperties[] = [
 		hint: 'The output shows the encoding, segments and the estimated credits of the campaign',
 	},
 	...onlyV1(useApiKeyField),
-	...onlyV2(senderIdPickerAlwaysOn),
+	...onlyV2(senderIdPickerAlwaysOn, apiKeyUseNotice),
 	...senderIdFields('An approved sender ID of the account (required for campaigns), e.g. ACMEKE', true),
 	...changedInV2(
 		{

@@ -15,14 +15,23 @@ import { futureTime } from '../../rules/smsFields';
 import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
 import { placeholdersKept } from '../parameters';
 import { messagePreview } from './campaignCredits';
-import { campaignIdLocator, readCampaignId, readNumberOptions, readSenderId, senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
+import {
+	apiKeyUseNotice,
+	campaignIdLocator,
+	readCampaignId,
+	readNumberOptions,
+	readSenderId,
+	senderIdFields,
+	senderIdPickerAlwaysOn,
+	useApiKeyField,
+} from './campaignFields';
 import { onlyV1, onlyV2 } from '../versions';
 import { campaignRequest } from './campaignStatus';
 
 const properties: INodeProperties[] = [
 	campaignIdLocator('The campaign to change. Only DRAFT and SCHEDULED campaigns can be updated.'),
 	...onlyV1(useApiKeyField),
-	...onlyV2(senderIdPickerAlwaysOn),
+	...onlyV2(senderIdPickerAlwaysOn, apiKeyUseNotice),
 	...senderIdFields('New sender ID (an approved sender ID of the account). Leave empty to keep the current one.', false),
 	{
 		displayName: 'Update Fields',

@@ -42,8 +42,13 @@ async function mediaMessage(ctx: IExecuteFunctions, cache: SendCache, i: number,
 	return media;
 }
 
+/** A chat message to post; a template message also has the text its recipient reads. */
+export interface PreparedChatMessage extends PreparedPost {
+	templateText?: string;
+}
+
 /** Item `i`'s chat message, checked for its message type. */
-export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCache, i: number): Promise<PreparedPost> {
+export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCache, i: number): Promise<PreparedChatMessage> {
 	const node = ctx.getNode();
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
 	const phoneNumber = checkPhone(node, i, ctx.getNodeParameter('phoneNumber', i), options, 'format');
@@ -59,23 +64,26 @@ export async function prepareChatMessage(ctx: IExecuteFunctions, cache: SendCach
 		const kind = type as MediaKind;
 		body[kind] = await mediaMessage(ctx, cache, i, kind, options);
 	} else {
-		body.template = await templateMessage(ctx, cache.templates, i);
+		const { template, text } = await templateMessage(ctx, cache.templates, i);
+		body.template = template;
+		return { body, templateText: text };
 	}
 	return { body };
 }
 
 /**
  * An accepted chat message's output: the service's answer with what was sent. `withVariables`
- * (node version 2; version 1's outputs stay as they were): a template's values, by field id.
+ * (node version 2; version 1's outputs stay as they were): a template's text as sent and its
+ * values, by field id.
  */
-export function acceptedChatMessage({ body }: PreparedPost, data: IDataObject, withVariables = true): IDataObject {
+export function acceptedChatMessage({ body, templateText }: PreparedChatMessage, data: IDataObject, withVariables = true): IDataObject {
 	return {
 		accepted: true,
 		...data,
 		type: body.type,
 		recipientType: body.recipientType,
 		...(body.type === 'template' ? { templateName: (body.template as IDataObject).name } : {}),
-		...(body.type === 'template' && withVariables ? { templateVariables: sentVariables(body.template as IDataObject) } : {}),
+		...(body.type === 'template' && withVariables ? { text: templateText, templateVariables: sentVariables(body.template as IDataObject) } : {}),
 	};
 }
 

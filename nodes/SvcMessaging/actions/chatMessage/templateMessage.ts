@@ -9,7 +9,7 @@ import {
 	checkVariableValues,
 	refuseUnknownTemplate,
 } from '../../rules/templateMessage';
-import { variableFieldIds } from '../../rules/templateText';
+import { filledTemplateText, variableFieldIds } from '../../rules/templateText';
 import { serviceErrorCode, wrapError } from '../../transport/errors';
 
 /** Template name → its lookup, shared by the items of one execution (part of SendCache). */
@@ -29,8 +29,11 @@ async function templateOf(ctx: IExecuteFunctions, templates: TemplateCache, name
 	}
 }
 
-/** Item `i`'s `template` object: an approved template, its language and exactly its variables, checked. */
-export async function templateMessage(ctx: IExecuteFunctions, templates: TemplateCache, i: number): Promise<IDataObject> {
+/**
+ * Item `i`'s `template` object: an approved template, its language and exactly its variables,
+ * checked; and the text its recipient reads (for the output).
+ */
+export async function templateMessage(ctx: IExecuteFunctions, templates: TemplateCache, i: number): Promise<{ template: IDataObject; text: string }> {
 	const node = ctx.getNode();
 	const name = checkTemplateName(
 		node,
@@ -56,5 +59,5 @@ export async function templateMessage(ctx: IExecuteFunctions, templates: Templat
 	if (ids.body.length) {
 		components.push({ type: 'body', parameters: ids.body.map((id) => ({ type: 'text', text: String(values[id]) })) });
 	}
-	return { name, language: { code: templateLanguage }, components };
+	return { template: { name, language: { code: templateLanguage }, components }, text: filledTemplateText(template.components, values) };
 }

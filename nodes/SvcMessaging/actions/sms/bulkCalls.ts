@@ -8,6 +8,7 @@ import { requestWindow } from '../../transport/requestWindow';
 import type { PlanLimits } from '../../transport/service';
 import { fillPlaceholders, type MessageStats } from '../../rules/segments';
 import { SERVICE } from '../../transport/service';
+import { itemLead, titledErrors, TITLES } from '../../transport/errorTitles';
 import { statsWith, variablesOf, type Group, type Recipient } from './bulkRecipients';
 
 /**
@@ -142,15 +143,19 @@ function acceptedJson(batchId: unknown, message: IDataObject, phoneNumber: strin
 	return json;
 }
 
+/** A recipient the service refused in an accepted batch; version 2 words it as every service error (transport/errors.ts). */
 function recipientFailure(ctx: IExecuteFunctions, r: Recipient, detail: IDataObject): ItemFailure {
 	const error = (detail.error ?? {}) as IDataObject;
-	const failure = failureOf(
-		ctx,
-		new NodeOperationError(ctx.getNode(), `${String(error.code ?? 'REJECTED')} – ${String(error.message ?? 'rejected by the service')} (${r.phoneNumber})`, {
-			itemIndex: r.itemIndex,
-		}),
-		r.itemIndex,
-	);
+	const code = String(error.code ?? 'REJECTED');
+	const said = String(error.message ?? 'rejected by the service');
+	const refusal = titledErrors(ctx.getNode())
+		? new NodeOperationError(ctx.getNode(), `${itemLead(r.itemIndex)}${TITLES[code] ?? 'The service refused the recipient'} (${r.phoneNumber})`, {
+				itemIndex: r.itemIndex,
+				description: `The service said: ${said} (${code}).`,
+			})
+		: new NodeOperationError(ctx.getNode(), `${code} – ${said} (${r.phoneNumber})`, { itemIndex: r.itemIndex });
+	if (titledErrors(ctx.getNode())) refusal.context.serviceMessage = said;
+	const failure = failureOf(ctx, refusal, r.itemIndex);
 	(failure.error as unknown as { errorResponse: IDataObject }).errorResponse = { code: error.code ?? 'REJECTED' };
 	return failure;
 }

@@ -25,6 +25,7 @@ import {
 	sendingHoursOption,
 } from '../common.descriptions';
 import { perItemParameter } from '../parameters';
+import { isV2 } from '../versions';
 import { addSendHints } from './sendHints';
 
 /** Recipient, text and sender: the same fields in Send and in Send and Wait for Delivery. */
@@ -192,6 +193,8 @@ export async function sendMessages(
 	{ extraBody, acceptedAtField, finishesLater = false }: SendMessagesOptions = {},
 ): Promise<INodeExecutionData[]> {
 	const sandbox = isSandboxKey(await getServiceCredentials.call(ctx, 'apiKey'));
+	// Version 2 leaves out `characters`: the service's messageLength says the same.
+	const characters = (stats: MessageStats) => (isV2(ctx) ? {} : { characters: stats.characters });
 	const messages: string[] = [];
 	let replacing = false;
 	for (const p of prepared) {
@@ -212,7 +215,7 @@ export async function sendMessages(
 			// What was sent, as sent: a stray character from the editor (e.g. ` }}`) shows here.
 			message: body.message,
 			encoding: stats.encoding,
-			characters: stats.characters,
+			...characters(stats),
 			...(replaced ? { replacedCharacters: replaced } : {}),
 			...(body.reference ? { reference: body.reference } : {}),
 			...(body.scheduledAt ? { scheduledAt: body.scheduledAt } : {}),
@@ -230,7 +233,7 @@ export async function sendMessages(
 			message: body.message,
 			senderId: body.senderId ?? SERVICE.defaultSenderId,
 			encoding: stats.encoding,
-			characters: stats.characters,
+			messageLength: stats.characters,
 			segments: stats.segments,
 			credits: stats.credits,
 			sendAt: body.scheduledAt ?? 'now',

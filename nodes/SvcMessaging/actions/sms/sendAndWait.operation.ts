@@ -4,6 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { ItemFailure } from '../../sending/outcomes';
 import { finishRun } from '../../sending/sendRun';
 import { getServiceCredentials } from '../../transport/credentials';
+import { itemLead, titledErrors } from '../../transport/errorTitles';
 import { DELIVERY_WAIT } from './deliveryWait';
 import {
 	checkBalanceField,
@@ -104,7 +105,7 @@ function timeoutMs(ctx: IExecuteFunctions, mode: WaitInfo['mode']): number {
 	const value = Number(ctx.getNodeParameter('timeout', 0, timeoutSeconds.default));
 	const max = mode === 'polling' ? timeoutSeconds.maxPolling : timeoutSeconds.maxWebhook;
 	if (!Number.isFinite(value) || value < timeoutSeconds.min || value > max) {
-		throw new NodeOperationError(ctx.getNode(), `"Timeout (Seconds)" must be between ${timeoutSeconds.min} and ${max} with ${mode === 'polling' ? 'Polling' : 'Delivery Report'} (got ${value})`, {
+		throw new NodeOperationError(ctx.getNode(), `${titledErrors(ctx.getNode()) ? itemLead(0) : ''}"Timeout (Seconds)" must be between ${timeoutSeconds.min} and ${max} with ${mode === 'polling' ? 'Polling' : 'Delivery Report'} (got ${value})`, {
 			itemIndex: 0,
 			description: mode === 'polling' ? 'For longer waits, use "Wait Using: Delivery Report (Webhook)".' : undefined,
 		});
