@@ -28,7 +28,7 @@ import { join } from 'path';
 import { CREDENTIAL_IDS, CREDENTIAL_NAMES, NODE_TYPE, PACKAGE_NAME, TRIGGER_TYPE, type Stack, type WorkflowJson } from '../e2e/harness';
 import { startRegistry, type LocalRegistry } from '../e2e/harness/registry';
 import { waitFor } from '../helpers/waitFor';
-import { openEditor, screenshot, type EditorSession } from './editorSession';
+import { openEditorOnOwnN8n, screenshot, type EditorSession } from './editorSession';
 
 const PHONE = '+254712345678';
 const N = '0.1.0';
@@ -75,7 +75,7 @@ let registry: LocalRegistry;
 beforeAll(async () => {
 	registry = await startRegistry();
 	await registry.publish(N);
-	session = await openEditor({
+	session = await openEditorOnOwnN8n({
 		installPackage: false,
 		env: { E2E_TESTS: 'true', N8N_COMMUNITY_PACKAGES_REGISTRY: `${registry.url}/`, npm_config_registry: `${registry.url}/` },
 	});

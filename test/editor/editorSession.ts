@@ -37,14 +37,19 @@ export interface EditorSession<S extends EditorStack = EditorStack> {
 }
 
 /** The editor on the suite's shared n8n (globalSetup.ts), as `npm run dev` sets it up. */
-export async function openEditor(): Promise<EditorSession>;
+export async function openEditor(): Promise<EditorSession> {
+	return openEditorOn(sharedStack() ?? (await startStack({ target: selectedTarget(), timeScale: EDITOR_TIME_SCALE })));
+}
+
 /** The editor on an n8n of its own: n8n's extra environment, or n8n without the package (installed from the editor). */
-export async function openEditor(stackOptions: { env?: Record<string, string>; installPackage?: boolean }): Promise<EditorSession<Stack>>;
-export async function openEditor(stackOptions?: { env?: Record<string, string>; installPackage?: boolean }): Promise<EditorSession<EditorStack>> {
+export async function openEditorOnOwnN8n(stackOptions: { env?: Record<string, string>; installPackage?: boolean }): Promise<EditorSession<Stack>> {
+	return openEditorOn(await startStack({ target: selectedTarget(), timeScale: EDITOR_TIME_SCALE, ...stackOptions }));
+}
+
+/** Logs in to `stack`'s n8n in a new headless Chromium; close() stops the stack too (the shared one stays up). */
+async function openEditorOn<S extends EditorStack>(stack: S): Promise<EditorSession<S>> {
 	const target = selectedTarget();
 	mkdirSync(join(SCREENSHOTS, `n8n${target}`), { recursive: true });
-	const shared = stackOptions ? undefined : sharedStack();
-	const stack: EditorStack = shared ?? (await startStack({ target, timeScale: EDITOR_TIME_SCALE, ...stackOptions }));
 	let browser: Browser | undefined;
 	try {
 		browser = await chromium.launch({
