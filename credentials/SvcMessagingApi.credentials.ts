@@ -49,7 +49,7 @@ const REDIS_FIELDS: INodeProperties[] = [
 		name: 'redisRejectUnauthorized',
 		type: 'boolean',
 		default: true,
-		description: "Whether to refuse a Redis whose TLS certificate is not signed by a trusted CA or is for another name. Turn off only to test: anyone between n8n and Redis could then read the Redis password.",
+		description: "Whether to refuse a Redis whose TLS certificate is not signed by a trusted CA or is for another name. Turn off only to test (as QUEUE_BULL_REDIS_TLS_VALIDATE_CERTIFICATE=false): anyone between n8n and Redis could then read the Redis password.",
 		displayOptions: { show: { redisTls: [true] } },
 	},
 	{
@@ -57,7 +57,7 @@ const REDIS_FIELDS: INodeProperties[] = [
 		name: 'redisServerName',
 		type: 'string',
 		default: '',
-		description: "The name in the Redis server's certificate, when n8n reaches it by another name or an IP address; leave empty to check the certificate against Redis Host",
+		description: "The name in the Redis server's certificate, when n8n reaches it by another name or an IP address (as QUEUE_BULL_REDIS_TLS_SERVERNAME); leave empty to check the certificate against Redis Host",
 		displayOptions: { show: { redisTls: [true] } },
 	},
 	{

@@ -11,21 +11,33 @@ import { join } from 'path';
 import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 import { live, runningOnly } from './live';
+import { makeCertificates, tlsServerArgs, TLS_SERVER_NAME } from './redisTls';
 import { ensureServicesInstalled, freeTcpPort, waitForPort } from './services';
 
 export interface RedisCluster {
 	nodes: Array<{ host: string; port: number }>;
 	/** The nodes as "Redis Cluster Nodes" (and QUEUE_BULL_REDIS_CLUSTER_NODES) take them. */
 	nodesText: string;
+	/** The CA of the nodes' certificates (for TLS_SERVER_NAME), when they speak TLS */
+	ca?: string;
 	/** `redis-cli` on one node (-c: follows the cluster's redirections); its output. */
 	cli(args: string[], node?: number): string;
 	stop(): Promise<void>;
 }
 
-export async function startRedisCluster(options: { masters?: number; password?: string } = {}): Promise<RedisCluster> {
+/**
+ * `tls`: the nodes speak TLS only, between themselves too (tls-cluster), with the certificates of
+ * test/helpers/redisTls.ts (made in a folder of their own); `ca` is then their CA.
+ */
+export async function startRedisCluster(options: { masters?: number; password?: string; tls?: boolean } = {}): Promise<RedisCluster> {
 	ensureServicesInstalled('redis');
 	const masters = options.masters ?? 3;
-	const auth = options.password ? ['-a', options.password, '--no-auth-warning'] : [];
+	const certificates = options.tls ? mkdtempSync(join(tmpdir(), 'svc-redis-cluster-tls-')) : undefined;
+	const ca = certificates ? makeCertificates(certificates).ca : undefined;
+	const auth = [
+		...(options.password ? ['-a', options.password, '--no-auth-warning'] : []),
+		...(certificates ? ['--tls', '--cacert', join(certificates, 'ca.crt'), '--sni', TLS_SERVER_NAME] : []),
+	];
 	const children: ChildProcess[] = [];
 	const dirs: string[] = [];
 	const nodes: Array<{ host: string; port: number }> = [];
@@ -42,6 +54,7 @@ export async function startRedisCluster(options: { masters?: number; password?: 
 			}),
 		);
 		for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+		if (certificates) rmSync(certificates, { recursive: true, force: true });
 	};
 	const cli = (args: string[], node = 0) => {
 		const result = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(nodes[node].port), ...auth, ...args], { encoding: 'utf8', timeout: 30_000 });
@@ -54,7 +67,8 @@ export async function startRedisCluster(options: { masters?: number; password?: 
 			const [port, busPort] = [await freeTcpPort(), await freeTcpPort()];
 			const dir = mkdtempSync(join(tmpdir(), 'svc-redis-cluster-'));
 			dirs.push(dir);
-			const args = ['--port', String(port), '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
+			const listen = certificates ? [...tlsServerArgs(certificates, port), '--tls-cluster', 'yes'] : ['--port', String(port)];
+			const args = [...listen, '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
 				'--cluster-node-timeout', '5000', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
 			if (options.password) args.push('--requirepass', options.password, '--masterauth', options.password);
 			const child = spawn('redis-server', args, { stdio: 'ignore' });
@@ -73,11 +87,11 @@ export async function startRedisCluster(options: { masters?: number; password?: 
 		await stop();
 		throw error;
 	}
-	return { nodes, nodesText: nodes.map(({ host, port }) => `${host}:${port}`).join(','), cli, stop };
+	return { nodes, nodesText: nodes.map(({ host, port }) => `${host}:${port}`).join(','), ca, cli, stop };
 }
 
 /** A 3-master cluster for a block's tests; the package's limiters and clients close before it stops. */
-export function useRedisCluster(options: { password?: string } = {}): RedisCluster {
+export function useRedisCluster(options: { password?: string; tls?: boolean } = {}): RedisCluster {
 	let running: RedisCluster | undefined;
 	beforeAll(async () => {
 		running = await startRedisCluster(options);

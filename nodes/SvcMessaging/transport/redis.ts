@@ -73,6 +73,14 @@ export async function awaitConnection(
 		lastError = error;
 		if (/WRONGPASS|NOAUTH|NOPERM|invalid password/i.test(reasonOf(error)) || isCertificateError(error)) refusedLogin?.();
 	});
+	let certificateError: unknown;
+	if (config.clusterNodes && config.tls) {
+		void clusterTlsError(config).then((error) => {
+			if (!isCertificateError(error)) return;
+			certificateError = error;
+			refusedLogin?.();
+		});
+	}
 	const connected = await Promise.race([
 		ready.then(() => true),
 		sleep(CONNECT_TIMEOUT_MS).then(() => false),
@@ -81,9 +89,25 @@ export async function awaitConnection(
 	if (!connected) {
 		throw new RedisUnavailable(
 			`Could not connect to Redis at ${redisAddress(config)} for ${purpose}`,
-			lastError ?? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`,
+			certificateError ?? lastError ?? `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`,
 		);
 	}
+}
+
+/**
+ * Why a cluster over TLS cannot be reached: ioredis 5.9 drops its nodes' connection errors (a node
+ * has ended when its error comes), so a certificate that does not check out shows only as
+ * "Connection is closed". One plain connection to the first node says it, at once.
+ */
+async function clusterTlsError(config: SharedLimitConfig): Promise<unknown> {
+	const [{ host, port }] = config.clusterNodes!;
+	const probe = new Redis({ ...redisClientOptions(config), host, port, db: 0, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+	quietLateErrors(probe);
+	let error: unknown;
+	probe.on('error', (cause) => (error ??= cause));
+	await probe.connect().catch((cause: unknown) => (error ??= cause));
+	probe.disconnect();
+	return error;
 }
 
 const quieted = new WeakSet<object>();
@@ -95,17 +119,15 @@ const ignore = () => undefined;
  * the n8n process. Each connection that raised an error gets a listener for any later one.
  */
 export function quietLateErrors(client: RedisClient): void {
-	const quiet = () => {
-		const connections = client instanceof Redis ? [client] : client.nodes();
-		for (const { stream } of connections as Array<{ stream?: { on(event: 'error', listener: () => void): unknown } }>) {
-			if (stream && !quieted.has(stream)) {
-				quieted.add(stream);
-				stream.on('error', ignore);
-			}
+	// A cluster's nodes' errors never reach an event (clusterTlsError): nothing to listen to there.
+	if (!(client instanceof Redis)) return;
+	client.on('error', () => {
+		const { stream } = client as unknown as { stream?: { on(event: 'error', listener: () => void): unknown } };
+		if (stream && !quieted.has(stream)) {
+			quieted.add(stream);
+			stream.on('error', ignore);
 		}
-	};
-	client.on('error', quiet);
-	if (!(client instanceof Redis)) client.on('node error', quiet);
+	});
 }
 
 const clients = new Map<string, Promise<RedisClient>>();
