@@ -4,9 +4,13 @@
  * against the emulator's sliding window (at most N requests in any 1,000 ms). Other n8n processes
  * are isolated copies of the limiter module, as in sharedLimit.test.ts. Every request and message
  * is counted at the emulator. Bottleneck's scripts and ours touch several keys at once: in a
- * cluster they must share a hash slot, or Redis refuses them (CROSSSLOT).
+ * cluster they must share a hash slot, or Redis refuses them (CROSSSLOT). The slot leases
+ * (transport/slotLease.ts) are renewed and expire there as on one Redis: a child process holds
+ * a key's slots and is SIGKILLed (fixtures/slotHolder.ts).
  */
+import { spawn } from 'child_process';
 import Redis from 'ioredis';
+import { join } from 'path';
 import { request } from 'undici';
 
 import { SEED_KEYS } from '../emulator';
@@ -17,6 +21,7 @@ import { useRedisCluster } from '../helpers/redisCluster';
 import { sendParameters } from '../sms/fixtures';
 import * as mainLimiter from '../../nodes/SvcMessaging/transport/limiter';
 import { sharedLimitOf, type SharedLimitConfig } from '../../nodes/SvcMessaging/transport/redis';
+import { LEASE_MS } from '../../nodes/SvcMessaging/transport/slotLease';
 
 type LimiterModule = typeof mainLimiter;
 
@@ -153,3 +158,40 @@ it("each key's limiter keys sit in one hash slot, and the cluster holds no API k
 		client.disconnect();
 	}
 }, 30_000);
+
+describe("the slot leases on the cluster (a child process holds a key's 3 slots)", () => {
+	const SLOTS = 3;
+	const limits = { requestsPerSecond: SLOTS, recipientsPerCall: 1 };
+	const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+	async function holder(prefix: string) {
+		const args = [join(__dirname, 'fixtures', 'slotHolder.ts'), '6379', prefix, String(SLOTS), cluster.nodesText, REDIS_PASSWORD];
+		const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', ...args], { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+		await new Promise<void>((resolve, reject) => {
+			child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('holding') && resolve());
+			child.once('exit', (code) => reject(new Error(`slot holder exited (${code})`)));
+		});
+		return child;
+	}
+
+	it('a living process keeps its slots past two leases (renewed on the cluster): nobody else takes them', async () => {
+		const child = await holder('svc-lease-alive');
+		try {
+			const limiter = await mainLimiter.limiterFor('http://lease.test', 'key-lease', limits, clusterConfig('svc-lease-alive'));
+			let ran = false;
+			void limiter.schedule(async () => void (ran = true)).catch(() => undefined);
+			await sleep(2 * LEASE_MS);
+			expect(ran).toBe(false);
+		} finally {
+			child.kill('SIGKILL');
+		}
+	}, 60_000);
+
+	it('the slots of a process SIGKILLed while holding them come back within a lease and a heartbeat', async () => {
+		const child = await holder('svc-lease-dead');
+		const limiter = await mainLimiter.limiterFor('http://lease.test', 'key-lease', limits, clusterConfig('svc-lease-dead'));
+		child.kill('SIGKILL');
+		const killedAt = Date.now();
+		const startedAfter = await Promise.all(Array.from({ length: SLOTS }, async () => await limiter.schedule(async () => Date.now() - killedAt)));
+		expect(Math.max(...startedAfter)).toBeLessThan(LEASE_MS + 5_000 + 2_000);
+	}, 60_000);
+});
