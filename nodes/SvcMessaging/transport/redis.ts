@@ -4,7 +4,6 @@ import { sleep } from 'n8n-workflow';
 import { connectionId, isCertificateError, reasonOf, redisAddress, RedisUnavailable, type SharedLimitConfig } from './redisConfig';
 
 export {
-	codeOf,
 	connectionId,
 	digest,
 	reasonOf,
