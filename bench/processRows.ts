@@ -1,10 +1,12 @@
 /**
  * The rate rows: N worker processes (1, 2, 4) started together on one fresh Free or Starter key, the
- * limit shared through Redis, against the sliding window; and, as a control, 2 processes at Free each
- * with its own limiter. Each row has its own key (a fresh window), its own account (its messages tell
- * the processes apart by reference) and its own slots in Redis. The distance rows do the same with
+ * limit shared through Redis, against the sliding window (4 at Starter also through a Redis Cluster
+ * of 3 masters); and, as a control, 2 processes at Free each with its own limiter. Each row has its
+ * own key (a fresh window), its own account (its messages tell the processes apart by reference)
+ * and its own slots in Redis. The distance rows do the same with
  * the emulator's latency profile on (a delay each way, jittered), the rate counted at arrival.
  */
+import { startRedisCluster } from '../test/helpers/redisCluster';
 import { startRedis } from '../test/helpers/services';
 import { call, clearRequestLog, logFigures, median, messages, PLANS, requestLog, round, seedAccount, type Plan } from './lib';
 import { keyFor, log, SIZES, want } from './config';
@@ -66,6 +68,8 @@ interface ProcessPlan {
 	plan: Plan;
 	n: number;
 	shared: boolean;
+	/** shared through a Redis Cluster of 3 masters ("Redis Cluster Nodes") instead of one Redis */
+	cluster?: boolean;
 	latency?: string;
 	target?: number;
 }
@@ -80,6 +84,7 @@ const DISTANCES = [
 const processPlans = ([
 	...(['free', 'starter'] as const).flatMap((plan) => SIZES.rate.counts.map((n) => ({ id: `rate-${plan}-${n}-shared`, plan, n, shared: true }))),
 	{ id: 'rate-free-2-local', plan: 'free', n: 2, shared: false },
+	{ id: 'rate-starter-4-cluster', plan: 'starter', n: 4, shared: true, cluster: true },
 	{ id: 'rate-business-4-shared', plan: 'business', n: 4, shared: true, target: 0.98 },
 	{ id: 'distance-business-250-4-shared', plan: 'business', n: 4, shared: true, latency: '125', target: 0.98 },
 	{ id: 'distance-business-250j-4-shared', plan: 'business', n: 4, shared: true, latency: '125±25', target: 0.95 },
@@ -101,9 +106,11 @@ export async function processesRows(url: string, oneCallMs: number): Promise<{ r
 	if (!processPlans.length && !deadWorkerWanted) return { rows: [] };
 	log('bench: starting redis-server (test/helpers/services.ts)');
 	const redis = await startRedis();
+	const cluster = processPlans.some((p) => p.cluster) ? await startRedisCluster() : undefined;
 	const pool = Array.from({ length: Math.max(deadWorkerWanted ? 3 : 1, ...processPlans.map((p) => p.n)) }, () => new BenchWorker());
 	try {
 		const sharedLimit = { host: redis.host, port: redis.port, database: 0, prefix: 'svc-messaging' };
+		const onCluster = cluster && { ...sharedLimit, clusterNodes: cluster.nodesText };
 		// Warm-ups in every process: one Send without and one with the shared limit, own Business keys.
 		const warmKeys = pool.map((_, i) => ({ local: keyFor(`warmup-process-${i}`), shared: keyFor(`warmup-process-${i}-shared`) }));
 		await seedAccount(url, warmKeys.flatMap((k) => [k.local, k.shared]).map((key) => ({ key, plan: 'business' as Plan })));
@@ -118,11 +125,12 @@ export async function processesRows(url: string, oneCallMs: number): Promise<{ r
 		let offsetBase = 40_000_000;
 		for (const p of processPlans) {
 			const distance = p.latency ? `, the service ${p.latency} ms away each way` : '';
-			const label = `${p.n} process${p.n > 1 ? 'es' : ''} on one fresh ${p.plan} key, Send, limiter ${p.shared ? 'shared (Redis)' : 'per process'}${distance}`;
+			const through = p.cluster ? 'Redis Cluster, 3 masters' : 'Redis';
+			const label = `${p.n} process${p.n > 1 ? 'es' : ''} on one fresh ${p.plan} key, Send, limiter ${p.shared ? `shared (${through})` : 'per process'}${distance}`;
 			const perProcess = Math.ceil(SIZES.rate.items[p.plan] / p.n);
 			if (p.latency) await setLatency(url, p.latency);
 			try {
-				const row = await processesRow(url, p.id, label, pool.slice(0, p.n), p.shared ? sharedLimit : undefined, (offsetBase += 10_000), oneCallMs, p.plan, perProcess);
+				const row = await processesRow(url, p.id, label, pool.slice(0, p.n), p.shared ? ((p.cluster && onCluster) || sharedLimit) : undefined, (offsetBase += 10_000), oneCallMs, p.plan, perProcess);
 				rows.push({ ...row, latency: p.latency ?? null, target: p.target ?? 0.95 });
 			} finally {
 				if (p.latency) await setLatency(url, '0');
@@ -134,6 +142,7 @@ export async function processesRows(url: string, oneCallMs: number): Promise<{ r
 	} finally {
 		await Promise.all(pool.map(async (w) => await w.stop()));
 		await redis.stop();
+		await cluster?.stop();
 	}
 }
 

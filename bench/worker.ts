@@ -54,6 +54,8 @@ export interface SharedLimitSettings {
 	port: number;
 	database: number;
 	prefix: string;
+	/** "Redis Cluster Nodes": host and port are then not used */
+	clusterNodes?: string;
 }
 
 export interface ExecutionFigures {
@@ -124,6 +126,7 @@ export function credentialsFor(scenario: NodeScenario, url: string): { svcMessag
 			redisDatabase: scenario.sharedLimit.database,
 			redisTls: false,
 			redisPrefix: scenario.sharedLimit.prefix,
+			redisClusterNodes: scenario.sharedLimit.clusterNodes ?? '',
 		});
 	}
 	return { svcMessagingApi: api };

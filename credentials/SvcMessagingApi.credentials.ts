@@ -35,6 +35,41 @@ const REDIS_FIELDS: INodeProperties[] = [
 	},
 	{ displayName: 'Redis SSL/TLS', name: 'redisTls', type: 'boolean', default: false, description: 'Whether to connect with TLS' },
 	{
+		displayName: 'Redis CA Certificate',
+		name: 'redisCa',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: '',
+		placeholder: '-----BEGIN CERTIFICATE-----',
+		description: "PEM certificate of a private CA that signed the Redis server's certificate (as NODE_EXTRA_CA_CERTS would add); leave empty for the usual public CAs",
+		displayOptions: { show: { redisTls: [true] } },
+	},
+	{
+		displayName: 'Redis Reject Unauthorized Certificates',
+		name: 'redisRejectUnauthorized',
+		type: 'boolean',
+		default: true,
+		description: "Whether to refuse a Redis whose TLS certificate is not signed by a trusted CA or is for another name. Turn off only to test (as QUEUE_BULL_REDIS_TLS_VALIDATE_CERTIFICATE=false): anyone between n8n and Redis could then read the Redis password.",
+		displayOptions: { show: { redisTls: [true] } },
+	},
+	{
+		displayName: 'Redis TLS Server Name',
+		name: 'redisServerName',
+		type: 'string',
+		default: '',
+		description: "The name in the Redis server's certificate, when n8n reaches it by another name or an IP address (as QUEUE_BULL_REDIS_TLS_SERVERNAME); leave empty to check the certificate against Redis Host",
+		displayOptions: { show: { redisTls: [true] } },
+	},
+	{
+		displayName: 'Redis Cluster Nodes',
+		name: 'redisClusterNodes',
+		type: 'string',
+		default: '',
+		placeholder: 'redis-1:6379,redis-2:6379,redis-3:6379',
+		description:
+			"For a Redis Cluster: some of its nodes as host:port, comma-separated (as n8n's QUEUE_BULL_REDIS_CLUSTER_NODES). When set, Redis Host and Port are not used, and Redis Database must be 0.",
+	},
+	{
 		displayName: 'Redis Prefix',
 		name: 'redisPrefix',
 		type: 'string',
@@ -149,7 +184,7 @@ export class SvcMessagingApi implements ICredentialType {
 			default: '',
 			displayOptions: { show: { sharedRateLimit: [true] } },
 		},
-		...REDIS_FIELDS.map((field) => ({ ...field, displayOptions: { show: { sharedRateLimit: [true] } } })),
+		...REDIS_FIELDS.map((field) => ({ ...field, displayOptions: { show: { ...field.displayOptions?.show, sharedRateLimit: [true] } } })),
 	];
 
 	authenticate: IAuthenticateGeneric = {

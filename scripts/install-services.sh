@@ -8,6 +8,9 @@ set -euo pipefail
 want=${1:-all}
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# redis-cli joins the test cluster's nodes (test/helpers/redisCluster.ts); openssl makes the TLS tests' CA.
+command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 if [ "$want" = "all" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then missing+=(postgresql); fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -75,6 +75,14 @@ const CASES: Case[] = [
 		`redis://default:${SECRET}@127.0.0.1:PORT/db`,
 	].map((host) => ({ what: `Redis Host ${JSON.stringify(host)}`, parameters: sms(), credentials: () => sharedRedis(host.replace('PORT', String(redis.port))) })),
 	{ what: 'Redis Password (wrong)', parameters: sms(), credentials: () => sharedRedis('127.0.0.1', { redisPassword: SECRET }) },
+	...[`redis://:${SECRET}@127.0.0.1:PORT`, `127.0.0.1:PORT,default:${SECRET}@127.0.0.1:PORT`, `127.0.0.1:${SECRET}`, `127.0.0.1:PORT ${SECRET}`].map((nodes) => ({
+		what: `Redis Cluster Nodes ${JSON.stringify(nodes)}`,
+		parameters: sms(),
+		credentials: () => sharedRedis('127.0.0.1', { redisClusterNodes: nodes.replace(/PORT/g, String(redis.port)) }),
+	})),
+	{ what: 'Redis Cluster Nodes, a Redis that is no cluster, wrong password', parameters: sms(), credentials: () => sharedRedis('127.0.0.1', { redisClusterNodes: `127.0.0.1:${redis.port}`, redisPassword: SECRET }) },
+	{ what: 'Redis CA Certificate holding no certificate', parameters: sms(), credentials: () => sharedRedis('127.0.0.1', { redisTls: true, redisCa: `-----BEGIN ${SECRET}` }) },
+	{ what: 'Redis SSL/TLS to a Redis without TLS, wrong password', parameters: sms(), credentials: () => sharedRedis('127.0.0.1', { redisTls: true, redisRejectUnauthorized: false, redisPassword: SECRET }) },
 ];
 
 describe('no secret in any message, whatever the user typed', () => {

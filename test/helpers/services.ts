@@ -28,7 +28,7 @@ export async function freeTcpPort(): Promise<number> {
 	});
 }
 
-async function waitForPort(port: number, timeoutMs: number, what: string, child?: ChildProcess): Promise<void> {
+export async function waitForPort(port: number, timeoutMs: number, what: string, child?: ChildProcess): Promise<void> {
 	const until = Date.now() + timeoutMs;
 	for (;;) {
 		if (child && child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode} before listening`);

@@ -12,15 +12,17 @@ import { SHARED_CREDENTIALS, startQueueStack, type QueueStack } from './queueSta
 import { BULK_EXECUTIONS, BULK_RECIPIENTS, FREE_EXECUTIONS, FREE_ITEMS, phone, webhookWorkflow } from './workflows';
 
 const verbose = process.env.QUEUE_VERBOSE === '1';
+/** QUEUE_REDIS=cluster: n8n's queue and the shared limit on a Redis Cluster of 3 masters. */
+const redisCluster = process.env.QUEUE_REDIS === 'cluster';
 
 // ---------------------------------------------------------------------------------------------
 
-describe(`n8n ${targetInfo().version} queue mode: main + 2 workers + 2 webhook processes, Redis, PostgreSQL`, () => {
+describe(`n8n ${targetInfo().version} queue mode: main + 2 workers + 2 webhook processes, ${redisCluster ? 'a Redis Cluster of 3 masters' : 'Redis'}, PostgreSQL`, () => {
 	let stack: QueueStack | undefined;
 
 	beforeAll(async () => {
 		say('\n[queue] starting Redis, PostgreSQL, the emulator, n8n main, 2 workers and 2 webhook processes...');
-		stack = await startQueueStack({ workers: 2, webhooks: 2, concurrency: 5, verbose, log: verbose ? say : (line) => line.startsWith('[queue]') && say(line) });
+		stack = await startQueueStack({ workers: 2, webhooks: 2, concurrency: 5, redisCluster, verbose, log: verbose ? say : (line) => line.startsWith('[queue]') && say(line) });
 		say(`[queue] ready in ${(stack.timings.totalMs / 1000).toFixed(1)} s`);
 	}, 300_000);
 

@@ -17,6 +17,7 @@ import {
 	type CredentialJson,
 	type EmulatorProcess,
 } from '../e2e/harness';
+import { startRedisCluster } from '../helpers/redisCluster';
 import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../helpers/services';
 
 /** API-key credentials with "Share Rate Limit Across n8n Processes" on, on the queue's Redis. */
@@ -27,7 +28,7 @@ export const SHARED_CREDENTIALS = {
 
 export const REDIS_KEY_PREFIX = 'svc-messaging';
 
-export function sharedLimitCredentials(emulatorUrl: string, redis: { host: string; port: number }): CredentialJson[] {
+export function sharedLimitCredentials(emulatorUrl: string, redis: { host: string; port: number }, clusterNodes = ''): CredentialJson[] {
 	return Object.values(SHARED_CREDENTIALS).map(({ id, name, apiKey, plan }) => ({
 		id,
 		name,
@@ -42,6 +43,7 @@ export function sharedLimitCredentials(emulatorUrl: string, redis: { host: strin
 			redisPort: redis.port,
 			redisDatabase: 0,
 			redisPrefix: REDIS_KEY_PREFIX,
+			redisClusterNodes: clusterNodes,
 		},
 	}));
 }
@@ -75,6 +77,11 @@ export interface QueueStackOptions {
 	/** extra environment for main, and for the workers and webhook processes */
 	mainEnv?: Record<string, string>;
 	workerEnv?: Record<string, string>;
+	/**
+	 * n8n's queue and the package's shared limit on a Redis Cluster of 3 masters
+	 * (QUEUE_BULL_REDIS_CLUSTER_NODES, "Redis Cluster Nodes") instead of one Redis
+	 */
+	redisCluster?: boolean;
 }
 
 export async function startQueueStack(options: QueueStackOptions = {}): Promise<QueueStack> {
@@ -100,7 +107,10 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 		const redis = (redisResult as PromiseFulfilledResult<RedisServer>).value;
 		const postgres = (postgresResult as PromiseFulfilledResult<PostgresServer>).value;
 		const emulator = (emulatorResult as PromiseFulfilledResult<EmulatorProcess>).value;
+		const cluster = options.redisCluster ? await startRedisCluster() : undefined;
+		if (cluster) stoppers.push({ what: 'redis cluster', stop: () => cluster.stop() });
 		timings.servicesMs = Date.now() - t0;
+		if (cluster) log(`[queue] Redis Cluster ${cluster.nodesText}`);
 		log(`[queue] redis ${redis.host}:${redis.port}, postgres ${postgres.host}:${postgres.port}/${postgres.database}, emulator ${emulator.url}`);
 		await emulator.client.patchAccount('acc_demo', { webhookSecret: WEBHOOK_SECRET });
 		// The strictest reading of "N requests per second": at most N in any 1,000 ms, so a
@@ -111,8 +121,7 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 
 		const env: Record<string, string> = {
 			EXECUTIONS_MODE: 'queue',
-			QUEUE_BULL_REDIS_HOST: redis.host,
-			QUEUE_BULL_REDIS_PORT: String(redis.port),
+			...(cluster ? { QUEUE_BULL_REDIS_CLUSTER_NODES: cluster.nodesText } : { QUEUE_BULL_REDIS_HOST: redis.host, QUEUE_BULL_REDIS_PORT: String(redis.port) }),
 			DB_TYPE: 'postgresdb',
 			DB_POSTGRESDB_HOST: postgres.host,
 			DB_POSTGRESDB_PORT: String(postgres.port),
@@ -129,7 +138,7 @@ export async function startQueueStack(options: QueueStackOptions = {}): Promise<
 			target: info.target,
 			env: { ...env, ...options.mainEnv },
 			installPackage: options.installPackage,
-			credentials: [...emulatorCredentials(emulator.url), ...sharedLimitCredentials(emulator.url, redis)],
+			credentials: [...emulatorCredentials(emulator.url), ...sharedLimitCredentials(emulator.url, redis, cluster?.nodesText)],
 			verbose: options.verbose,
 			log: (line) => log(`[main] ${line}`),
 		});

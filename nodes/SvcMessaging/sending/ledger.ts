@@ -150,10 +150,10 @@ export async function openSendLedger(identity: RunIdentity, shared?: SharedLimit
 	const consult = isRetry || runsThatSent.has(runKey);
 	runsThatSent.add(runKey);
 
-	const redis = shared ? await redisLedgerStore(shared) : undefined;
+	const scopeKey = `${workflowId}\u0000${nodeId}`;
+	const redis = shared ? await redisLedgerStore(shared, scopeKey) : undefined;
 	// The digests are those of earlier versions: a retry after an upgrade finds what was sent before it.
 	const keyOf = (identity: string) => digest(`${workflowId}\u0000${nodeId}\u0000${identity}`);
-	const scopeKey = `${workflowId}\u0000${nodeId}`;
 	let unrecorded = false;
 
 	// Same run: Retry On Fail. Another, unfinished run: what an execution retry repeats.

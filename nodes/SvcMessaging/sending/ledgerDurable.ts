@@ -60,7 +60,7 @@ export function withDurableMarks(
 	{ shared, followsMessages }: { shared?: SharedLimitConfig; followsMessages?: boolean } = {},
 ): SendLedger {
 	const keyOf = (message: string) => digest(`${identity.workflowId}\u0000${identity.nodeId}\u0000${message}`);
-	const epoch = async () => (shared ? await (await redisLedgerStore(shared)).epoch() : 0);
+	const epoch = async () => (shared ? await (await redisLedgerStore(shared, `${identity.workflowId}\u0000${identity.nodeId}`)).epoch() : 0);
 	let dated: Promise<number> | undefined;
 	return {
 		consult: ledger.consult,

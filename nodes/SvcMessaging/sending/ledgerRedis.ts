@@ -1,11 +1,12 @@
 import { sleep } from 'n8n-workflow';
 
-import { redisAddress, redisClient, RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
+import { redisAddress, redisClient, RedisUnavailable, scopedPrefix, type SharedLimitConfig } from '../transport/redis';
 import { SEND_LEDGER } from './ledgerBounds';
 
 /**
  * The send ledger's part in the credential's shared Redis: entries under `<prefix>:sent:<digest>`,
- * finished runs under `<prefix>:finished:<digest>` (digests are made by ledger.ts), for
+ * finished runs under `<prefix>:finished:<digest>` (digests are made by ledger.ts; in a Redis
+ * Cluster the prefix carries the node's hash tag, transport/redisConfig.ts scopedPrefix), for
  * SEND_LEDGER.redisTtlMs. Each call is tried again after each of SEND_LEDGER.redisRetryDelaysMs (a
  * short partition, a failover) before it fails with RedisUnavailable naming the Redis.
  */
@@ -22,15 +23,19 @@ export interface RedisLedgerStore {
 	/**
 	 * When this Redis's data began (epoch ms): written once, the first time it is asked, and kept
 	 * with no expiry. A Redis restarted without persistence lost it with everything else, so a
-	 * recent time means the ledger's entries before it are gone.
+	 * recent time means the ledger's entries before it are gone. In a Redis Cluster each workflow
+	 * node has its own, in its entries' slot: the master that holds them is the one whose restart
+	 * loses them.
 	 */
 	epoch(): Promise<number>;
 }
 
-export async function redisLedgerStore(config: SharedLimitConfig): Promise<RedisLedgerStore> {
+/** `scope`: the workflow node whose ledger this is (its keys share a hash slot in a Redis Cluster). */
+export async function redisLedgerStore(config: SharedLimitConfig, scope: string): Promise<RedisLedgerStore> {
 	const client = await redisClient(config, 'the send ledger');
-	const entryKey = (digest: string) => `${config.keyPrefix}:sent:${digest}`;
-	const finishedKey = (digest: string) => `${config.keyPrefix}:finished:${digest}`;
+	const prefix = scopedPrefix(config, scope);
+	const entryKey = (digest: string) => `${prefix}:sent:${digest}`;
+	const finishedKey = (digest: string) => `${prefix}:finished:${digest}`;
 
 	const tried = async <T>(call: () => Promise<T>): Promise<T> => {
 		let lastError: unknown;
@@ -84,7 +89,7 @@ export async function redisLedgerStore(config: SharedLimitConfig): Promise<Redis
 			return Number.isFinite(at) && at > 1 ? at : 0;
 		},
 		async epoch() {
-			const key = `${config.keyPrefix}:epoch`;
+			const key = `${prefix}:epoch`;
 			const value = await tried(async () => {
 				await client.set(key, String(Date.now()), 'NX');
 				return await client.get(key);

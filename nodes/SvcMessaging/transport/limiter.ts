@@ -1,6 +1,6 @@
 import type { PlanLimits } from './service';
 import { createLimiter, startSpacingMs, type KeyLimiter, type OwnedLimiter } from './keyLimiter';
-import { connectionId, digest, type SharedLimitConfig } from './redis';
+import { connectionId, digest, scopedPrefix, type SharedLimitConfig } from './redis';
 import { joinCluster, type ClusterStore } from './sharedLimit';
 
 export type { KeyLimiter } from './keyLimiter';
@@ -90,7 +90,8 @@ async function sharedLimiter(
 	const forget = () => {
 		if (limiters.get(id) === entry) limiters.delete(id);
 	};
-	const bottleneckId = `${shared.keyPrefix}:limiter:${digest(`${baseUrl}\u0000${apiKey}`)}:${limits.requestsPerSecond}`;
+	const keyDigest = digest(`${baseUrl}\u0000${apiKey}`);
+	const bottleneckId = `${scopedPrefix(shared, keyDigest)}:limiter:${keyDigest}:${limits.requestsPerSecond}`;
 	// A limiter that could not join is forgotten (the next request tries again); its RedisUnavailable
 	// goes on unchanged to the node-facing layer, which turns it into a NodeOperationError
 	// (transport/request.ts sharedLimitError).

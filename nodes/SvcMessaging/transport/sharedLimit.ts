@@ -1,13 +1,14 @@
 import Bottleneck from 'bottleneck';
 import { randomBytes } from 'crypto';
-import type Redis from 'ioredis';
 
 import {
 	awaitConnection,
+	bottleneckConnection,
+	quietLateErrors,
 	redisAddress,
-	redisClientOptions,
 	RedisConstructor,
 	RedisUnavailable,
+	type RedisClient,
 	type SharedLimitConfig,
 } from './redis';
 import { slotLease, type SlotLease } from './slotLease';
@@ -67,9 +68,11 @@ export async function joinCluster(
 	settings: { minTime: number; maxConcurrent: number },
 ): Promise<ClusterStore> {
 	const where = redisAddress(config);
-	const connection = new Bottleneck.IORedisConnection({ Redis: RedisConstructor, clientOptions: redisClientOptions(config) });
+	const connection = new Bottleneck.IORedisConnection({ Redis: RedisConstructor, ...bottleneckConnection(config) });
 	// At run time `ready` is a promise and `client` the ioredis client (bottleneck.d.ts says otherwise).
-	const raw = connection as unknown as { ready: Promise<unknown>; client: Redis };
+	const raw = connection as unknown as { ready: Promise<unknown>; client: RedisClient; subscriber: RedisClient };
+	quietLateErrors(raw.client);
+	quietLateErrors(raw.subscriber);
 	let failed: RedisUnavailable | undefined;
 	const listeners: Array<(error: RedisUnavailable) => void> = [];
 	const fail = (error: unknown): RedisUnavailable => {
@@ -106,15 +109,18 @@ export async function joinCluster(
 	}
 
 	const client = raw.client;
-	const digestPart = id.slice(id.lastIndexOf(':limiter:') + ':limiter:'.length);
-	const pauseKey = `${config.keyPrefix}:pause:${digestPart}`;
+	// The id is `<prefix>:limiter:<digest>`, its prefix hash-tagged in a cluster (scopedPrefix): the
+	// keys of the scripts below then share the slot of Bottleneck's own.
+	const at = id.lastIndexOf(':limiter:');
+	const [prefix, digestPart] = [id.slice(0, at), id.slice(at + ':limiter:'.length)];
+	const pauseKey = `${prefix}:pause:${digestPart}`;
 	// This process's member in the key's published shrinks (random: no host or process name in Redis).
 	const member = randomBytes(8).toString('hex');
 	return {
 		bottleneck,
 		lease: slotLease(bottleneck, id, client, () => !failed),
 		async sharedShrink(ownMs) {
-			const keys = [`${config.keyPrefix}:shrink:${digestPart}`, `${config.keyPrefix}:shrink-at:${digestPart}`];
+			const keys = [`${prefix}:shrink:${digestPart}`, `${prefix}:shrink-at:${digestPart}`];
 			const least = await client.eval(SHARE_SHRINK, 2, ...keys, member, String(ownMs), String(Date.now()), String(SHRINK_TTL_MS));
 			return Math.min(ownMs, Number(least ?? ownMs));
 		},

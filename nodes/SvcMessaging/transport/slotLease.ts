@@ -1,6 +1,7 @@
 import type Bottleneck from 'bottleneck';
-import type Redis from 'ioredis';
 import { sleep } from 'n8n-workflow';
+
+import type { RedisClient } from './redis';
 
 /**
  * A shared limit's slots are leases: each slot's job is registered in Redis with an expiration of
@@ -44,7 +45,7 @@ export interface SlotLease {
 type Scheduled = Record<string, { expiration?: { close(): unknown }; job: { options: { id: string } } }>;
 
 /** `id`: the clustered Bottleneck's id; `client`: its Redis connection; `isOpen`: false once failed. */
-export function slotLease(bottleneck: Bottleneck, id: string, client: Redis, isOpen: () => boolean): SlotLease {
+export function slotLease(bottleneck: Bottleneck, id: string, client: RedisClient, isOpen: () => boolean): SlotLease {
 	// Bottleneck's key names and client id (bottleneck 2.19.5, lib/Scripts.js and RedisDatastore.js):
 	// the job expirations (index → expiry) and the job clients (index → client id).
 	const keys = [`b_${id}_job_expirations`, `b_${id}_job_clients`];
