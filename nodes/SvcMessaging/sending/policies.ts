@@ -2,12 +2,14 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDIT_BUDGET_EXCEEDED, INVALID_INPUT, withErrorCode } from '../transport/errors';
+import type { DoNotSend } from './doNotSend';
 import type { ItemFailure } from './outcomes';
 import { judge, readQuietHours, verdictFields, type QuietHours } from './quietHours';
 
 /**
  * The send policies a user sets in Options, read once per node run and applied by the send round
- * (round.ts) to every sending operation, in this order: sending hours (a message skipped,
+ * (round.ts) to every sending operation, in this order: the do-not-send list (a listed number
+ * suppressed, doNotSend.ts) → sending hours (a message skipped,
  * deferred or sent anyway) → credit budget (of what is left to send) → dry run (priced, nothing
  * posted) → the send-once ledger and the posts.
  */
@@ -18,6 +20,8 @@ export interface SendPolicies {
 	readonly maxCredits?: number;
 	/** "Sending Hours" (quietHours.ts) */
 	readonly quietHours?: QuietHours;
+	/** the do-not-send list: the credential's Redis and/or the numbers the workflow hands over (doNotSend.ts) */
+	readonly doNotSend?: DoNotSend;
 }
 
 /** The policies of this node run, from the Options of its first item (one run, one budget). */
@@ -112,6 +116,7 @@ export function applyQuietHours<U extends HoursUnit>(
 	const now = Date.now();
 	let decided = 0;
 	for (const u of units) {
+		if (u.outcome) continue;
 		const own = unit.scheduledAtOf?.(u);
 		const verdict = judge(hours, unit.recipientOf(u), u.itemIndex, now, own);
 		if (verdict.kind === 'open' || verdict.kind === 'send') continue;

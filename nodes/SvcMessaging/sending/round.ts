@@ -8,6 +8,7 @@ import type { ItemFailure, Outcome } from './outcomes';
 import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling } from './policies';
 import { ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
+import { suppressedNote, suppressListed } from './doNotSend';
 import { chooseSenders } from './senderByCountry';
 import { postInWindow, redisLost } from './window';
 
@@ -61,7 +62,7 @@ export interface RoundOptions<U extends SendUnit, W> {
 
 /**
  * The send-once round, the only place that decides whether a message goes out: the user's
- * policies first (policies.ts: Sending Hours → Sender ID Automatic → Max Credits → Dry Run), then
+ * policies first (policies.ts: Do-Not-Send List → Sending Hours → Sender ID Automatic → Max Credits → Dry Run), then
  * ledger look-up → skip what an earlier try sent, refuse what it may have sent → the agents'
  * message cap → per post: "under way" in the ledger, post, record its outcomes. (The balance, the
  * key's limiter and the ledger were opened with the run: sendRun.ts.)
@@ -81,10 +82,28 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		if (unit.deferred) unit.deferred = undefined;
 		if (unit.sender) unit.sender = undefined;
 	}
-	// The policies come first: a message skipped, a budget refused or a dry run posts nothing and marks nothing.
-	const { quietHours } = policies;
+	// Redis (the do-not-send list, the shared ledger) failed: these units fail unsent with its error.
+	const failUnsent = (failed: U[], error: unknown) => {
+		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
+		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(node, error, unit.itemIndex) };
+	};
+	// The policies come first: a number suppressed, a message skipped, a budget refused or a dry run
+	// posts nothing and marks nothing.
+	const { quietHours, doNotSend } = policies;
 	const { recipientOf, scheduledAtOf, scheduling = 'scheduledAt', price } = options;
-	const decided = quietHours && recipientOf ? applyQuietHours(node, quietHours, units, { recipientOf, scheduledAtOf, price, scheduling }) : 0;
+	let decided = 0;
+	if (doNotSend && recipientOf) {
+		try {
+			const suppressed = await suppressListed(doNotSend, units, recipientOf, price);
+			if (suppressed) run.hint(suppressedNote(suppressed));
+			decided += suppressed;
+		} catch (error) {
+			// Fails closed: a list that cannot be read lets nothing out.
+			failUnsent(units.filter((unit) => !unit.outcome), error);
+			decided = units.length;
+		}
+	}
+	if (quietHours && recipientOf) decided += applyQuietHours(node, quietHours, units, { recipientOf, scheduledAtOf, price, scheduling });
 	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
 	let pending = decided ? units.filter((unit) => !unit.outcome) : units;
 	if (options.automaticSender && recipientOf) await chooseSenders(run, pending, recipientOf, options.automaticSender);
@@ -92,7 +111,7 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 	const estimate = budget !== undefined || policies.dryRun ? estimateCredits(pending, options.creditsOf) : undefined;
 	assertBudget(node, policies, estimate);
 	if (policies.dryRun) {
-		// Skipped by Sending Hours: marked too (nothing would have been sent either way).
+		// Suppressed or skipped by Sending Hours: marked too (nothing would have been sent either way).
 		if (decided) for (const unit of units) if (unit.outcome?.ok) unit.outcome.json.dryRun = true;
 		for (const unit of pending) {
 			const when = unit.deferred ? { ...unit.deferred, sendAt: unit.deferred.scheduledAt } : undefined;
@@ -103,11 +122,6 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		return units.map((unit) => unit.outcome!);
 	}
 	let used = 0;
-	// Redis (the shared ledger) failed: these units fail unsent with its error.
-	const failUnsent = (failed: U[], error: unknown) => {
-		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
-		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(node, error, unit.itemIndex) };
-	};
 	if (ledger.consult) {
 		const asked = pending;
 		const known = await ledger.lookup(asked.map((u) => u.identity)).catch((error: unknown) => {

@@ -15,6 +15,7 @@ import { SERVICE } from '../../transport/service';
 import {
 	checkBalanceField,
 	defaultCountryOption,
+	doNotSendField,
 	dryRunOption,
 	maxCreditsOption,
 	numberCheckOption,
@@ -100,6 +101,7 @@ const properties: INodeProperties[] = [
 			sendingHoursOption(true),
 		],
 	},
+	doNotSendField,
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['send'] } }, properties);

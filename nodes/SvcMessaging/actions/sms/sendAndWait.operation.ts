@@ -8,6 +8,7 @@ import { DELIVERY_WAIT } from './deliveryWait';
 import {
 	checkBalanceField,
 	defaultCountryOption,
+	doNotSendField,
 	dryRunOption,
 	maxCreditsOption,
 	numberCheckOption,
@@ -92,6 +93,7 @@ const properties: INodeProperties[] = [
 			resendUnknownOutcomeOption,
 		],
 	},
+	doNotSendField,
 ];
 
 export const description = updateDisplayOptions(
