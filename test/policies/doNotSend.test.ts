@@ -4,6 +4,8 @@
  * redis-server; the Do-Not-Send List resource edits it). A listed number is never posted: the
  * emulator's messages are counted; its item ends on the output as suppressed, not as an error.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import { RedisConstructor } from '../../nodes/SvcMessaging/transport/redis';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, executeNodeWithHints } from '../helpers/n8n';
@@ -24,7 +26,7 @@ let prefix = 0;
 /** A credential with the shared Redis, under a prefix of its own (one list per test). */
 const withRedis = () => apiKeyCredentials(emu.url, { redis: { port: redis.port, prefix: `dns-test-${++prefix}` } });
 
-const listOp = async (credentials: ReturnType<typeof withRedis>, operation: string, items: Array<Record<string, unknown>>, options = {}) =>
+const listOp = async (credentials: ReturnType<typeof withRedis>, operation: string, items: IDataObject[], options = {}) =>
 	(await executeNode({ parameters: { resource: 'doNotSendList', operation, phoneNumber: '={{ $json.phone }}', options }, credentials }, items))[0].map((i) => i.json);
 
 describe('Do-Not-Send List → Numbers (handed over by the workflow)', () => {

@@ -32,11 +32,14 @@ export async function doNotSendStore(config: SharedLimitConfig): Promise<DoNotSe
 	const client = await redisClient(config, 'the do-not-send list');
 	const key = doNotSendKey(config);
 	const used = async <T>(call: () => Promise<T>): Promise<T> => {
+		let failure: unknown;
 		try {
 			return await call();
 		} catch (error) {
-			throw new RedisUnavailable(`Lost the connection to Redis at ${redisAddress(config)}, which holds the do-not-send list`, error);
+			failure = error;
 		}
+		// RedisUnavailable goes on to the round (each unsent item's error) or the resource's operation.
+		throw new RedisUnavailable(`Lost the connection to Redis at ${redisAddress(config)}, which holds the do-not-send list`, failure);
 	};
 	return {
 		add: async (numbers) => (numbers.length ? await used(async () => await client.sadd(key, ...numbers)) : 0),

@@ -54,6 +54,6 @@ export async function withList<T>(ctx: IExecuteFunctions, i: number, use: (store
 		return await use(await doNotSendStore(shared));
 	} catch (error) {
 		if (error instanceof RedisUnavailable) throw ledgerError(node, error, i);
-		throw error;
+		throw new NodeOperationError(node, error as Error, { itemIndex: i });
 	}
 }
