@@ -5,7 +5,7 @@ import { mayHaveBeenProcessed } from '../transport/errors';
 import { RedisUnavailable } from '../transport/redis';
 import type { EarlierEntry, LedgerEntry } from './ledger';
 import type { ItemFailure, Outcome } from './outcomes';
-import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling } from './policies';
+import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling, type SharedSendTime } from './policies';
 import { ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
 import { suppressedNote, suppressListed } from './doNotSend';
@@ -48,6 +48,8 @@ export interface RoundOptions<U extends SendUnit, W> {
 	price: (unit: U) => IDataObject;
 	/** Sending Hours: the unit's number (without it, as for campaigns, the hours do not apply) */
 	recipientOf?: (unit: U) => string;
+	/** Sending Hours of a unit with several recipients and one send time (a scheduled campaign; undefined: a draft) */
+	recipientsOf?: (unit: U) => SharedSendTime | undefined;
 	/** the unit's own scheduledAt, judged (and moved) instead of now */
 	scheduledAtOf?: (unit: U) => string | undefined;
 	/** whether the unit asked for Sender ID "Automatic (by Recipient's Country)" */
@@ -103,7 +105,8 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 			decided = units.length;
 		}
 	}
-	if (quietHours && recipientOf) decided += applyQuietHours(node, quietHours, units, { recipientOf, scheduledAtOf, price, scheduling });
+	const { recipientsOf } = options;
+	if (quietHours && (recipientOf || recipientsOf)) decided += applyQuietHours(node, quietHours, units, { recipientOf, recipientsOf, scheduledAtOf, price, scheduling });
 	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
 	let pending = decided ? units.filter((unit) => !unit.outcome) : units;
 	if (options.automaticSender && recipientOf) await chooseSenders(run, pending, recipientOf, options.automaticSender);
