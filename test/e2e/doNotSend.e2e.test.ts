@@ -10,9 +10,10 @@
  * proxy to n8n's Data Table, Data Table Tool and Evaluation nodes only (docs/assumptions.md).
  */
 import { startRedis, type RedisServer } from '../helpers/services';
+import type { WorkflowJson } from './harness';
 import { e2e, expectSuccess, jsonOf, out, withNode, workflow } from './context';
 
-const { n8n, emulator } = e2e();
+const { n8n, emulator, version } = e2e();
 const run = Date.now().toString(36);
 
 /** The numbers the emulator holds messages for, of those given. */
@@ -30,8 +31,13 @@ describe('do-not-send list in real n8n', () => {
 			columns: [{ name: 'phone', type: 'string' }],
 		});
 		// National form in the table, E.164 in the customer list's other rows: one number all the same.
-		await n8n.rest('POST', `/rest/projects/${project.id}/data-tables/${table.id}/insert`, { data: [{ phone: '0712000911' }] });
-		const execution = expectSuccess(await n8n.runManual('svcExampleOptOutHours'));
+		await n8n.rest('POST', `/rest/projects/${project.id}/data-tables/${table.id}/insert`, { data: [{ phone: '0712000911' }], returnType: 'count' });
+		// n8n 1.123's Data Table node reads its table by ID only (its "By Name" mode came later): the
+		// user picks the table from the list there, as this edit does.
+		const byId = (wf: WorkflowJson) => {
+			wf.nodes.find((n) => n.name === 'Opt-Outs')!.parameters.dataTableId = { __rl: true, mode: 'id', value: table.id };
+		};
+		const execution = expectSuccess(await n8n.runManual('svcExampleOptOutHours', version.startsWith('1.') ? { edit: byId } : {}));
 		const sent = jsonOf(out(execution, 'Send Bulk SMS'));
 		expect(sent.map((s) => [s.phoneNumber, s.suppressed === true])).toEqual([
 			['+254712000911', true],

@@ -7,6 +7,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { RedisConstructor } from '../../nodes/SvcMessaging/transport/redis';
+import { bothCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, executeNodeWithHints } from '../helpers/n8n';
 import { useRedis } from '../helpers/redisFixture';
@@ -112,6 +113,44 @@ describe('Do-Not-Send List → Numbers (handed over by the workflow)', () => {
 			/entry 1 must be in E\.164 format.*\(got "0712345601"\)/,
 		);
 		expect(emu.control.requests()).toHaveLength(0);
+	});
+});
+
+describe('Campaign → Create (version 2): listed manual numbers are taken out', () => {
+	const createCampaign = async (phoneNumbers: string, numbers: string, contactGroupIds = '') =>
+		(
+			await executeNode(
+				{
+					parameters: {
+						resource: 'campaign',
+						operation: 'create',
+						name: 'Offer',
+						message: 'ACME: 20% off',
+						senderId: { __rl: true, mode: 'id', value: 'ACMEKE' },
+						recipientsSource: 'list',
+						phoneNumbers,
+						contactGroupIds,
+						options: {},
+						...listOf(numbers),
+					},
+					credentials: bothCredentials(emu.url),
+					typeVersion: 2,
+				},
+				[{}],
+			)
+		)[0][0].json;
+	const stored = () => [...emu.state.campaigns.values()];
+
+	it('one of two numbers listed: the campaign goes to the other; the output names the one taken out', async () => {
+		const out = await createCampaign(`${A}, ${B}`, B);
+		expect(stored().map((c) => c.manualNumbers)).toEqual([[A]]);
+		expect(out).toMatchObject({ totalRecipients: 1, suppressedNumbers: [B] });
+	});
+
+	it('every number listed and no contact groups: no campaign is created; the item says why', async () => {
+		const out = await createCampaign(`${A}, ${B}`, `${A}\n${B}`);
+		expect(stored()).toHaveLength(0);
+		expect(out).toMatchObject({ created: false, suppressed: true, suppressedNumbers: [A, B], reason: 'Every number is on the do-not-send list' });
 	});
 });
 

@@ -35,9 +35,10 @@ export function readDoNotSendNumbers(node: INode, value: unknown, defaultCountry
 	const numbers = new Set<string>();
 	entries.forEach((entry, n) => {
 		if (entry == null || (typeof entry === 'string' && entry.trim() === '')) return;
-		const result = normalizePhoneNumber(typeof entry === 'string' ? entry.trim() : entry, defaultCountry, 'format');
+		const value: unknown = typeof entry === 'string' ? entry.trim() : entry;
+		const result = normalizePhoneNumber(value, defaultCountry, 'format');
 		if (!result.ok) {
-			const error = new NodeOperationError(node, `Item 0: "${NUMBERS_LABEL}" entry ${n + 1} ${withValue(result.rule, entry)}`, {
+			const error = new NodeOperationError(node, `Item 0: "${NUMBERS_LABEL}" entry ${n + 1} ${withValue(result.rule, value)}`, {
 				itemIndex: 0,
 				description: 'Nothing was sent. Each entry must be a phone number: E.164, or national with Options → Default Country set.',
 			});
@@ -88,6 +89,42 @@ export async function suppressListed<U extends ListedUnit>(
 		if (batch.length) await ask();
 	}
 	return suppressed;
+}
+
+/** A unit with many numbers and one post (a campaign's manual numbers): the listed ones are taken out. */
+export interface NumbersOfUnit<U> {
+	numbersOf: (unit: U) => string[];
+	/** keeps only `kept` (`dropped` were listed); not called when nothing is listed */
+	keepOnly: (unit: U, kept: string[], dropped: string[]) => void;
+	/** the unit reaches others too (contact groups): it is still posted when all its numbers are listed */
+	reachesOthers: (unit: U) => boolean;
+}
+
+/**
+ * The listed numbers of each unit are taken out; a unit left with no one to send to is suppressed
+ * as a whole (`suppressed: true`). Answers how many numbers were taken out.
+ */
+export async function suppressWithin<U extends ListedUnit>(list: DoNotSend, units: U[], of: NumbersOfUnit<U>, price: (unit: U) => IDataObject): Promise<number> {
+	const store = list.redis ? await doNotSendStore(list.redis) : undefined;
+	let dropped = 0;
+	for (const unit of units) {
+		if (unit.outcome) continue;
+		const numbers = of.numbersOf(unit);
+		const listed = new Set(list.numbers ? numbers.filter((number) => list.numbers!.has(number)) : []);
+		for (let start = 0; store && start < numbers.length; start += DO_NOT_SEND.batch) {
+			const batch = numbers.slice(start, start + DO_NOT_SEND.batch);
+			(await store.listed(batch)).forEach((on, n) => on && listed.add(batch[n]));
+		}
+		if (listed.size === 0) continue;
+		dropped += listed.size;
+		if (listed.size === numbers.length && !of.reachesOthers(unit)) {
+			const { sendAt: _sendAt, credits: _credits, segments: _segments, ...json } = price(unit);
+			unit.outcome = { ok: true, json: { ...json, sent: false, suppressed: true, suppressedNumbers: [...listed], reason: 'Every number is on the do-not-send list' } };
+		} else {
+			of.keepOnly(unit, numbers.filter((number) => !listed.has(number)), [...listed]);
+		}
+	}
+	return dropped;
 }
 
 /** The execution hint of a send that suppressed numbers. */

@@ -8,7 +8,7 @@ import type { ItemFailure, Outcome } from './outcomes';
 import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling, type SharedSendTime } from './policies';
 import { ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
-import { suppressedNote, suppressListed } from './doNotSend';
+import { suppressedNote, suppressListed, suppressWithin, type NumbersOfUnit } from './doNotSend';
 import { chooseSenders } from './senderByCountry';
 import { postInWindow, redisLost } from './window';
 
@@ -48,6 +48,8 @@ export interface RoundOptions<U extends SendUnit, W> {
 	price: (unit: U) => IDataObject;
 	/** Sending Hours: the unit's number (without it, as for campaigns, the hours do not apply) */
 	recipientOf?: (unit: U) => string;
+	/** the do-not-send list for a unit of many numbers (a campaign's manual numbers): the listed ones taken out */
+	numbersOfUnit?: NumbersOfUnit<U>;
 	/** Sending Hours of a unit with several recipients and one send time (a scheduled campaign; undefined: a draft) */
 	recipientsOf?: (unit: U) => SharedSendTime | undefined;
 	/** the unit's own scheduledAt, judged (and moved) instead of now */
@@ -94,9 +96,11 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 	const { quietHours, doNotSend } = policies;
 	const { recipientOf, scheduledAtOf, scheduling = 'scheduledAt', price } = options;
 	let decided = 0;
-	if (doNotSend && recipientOf) {
+	if (doNotSend && (recipientOf || options.numbersOfUnit)) {
 		try {
-			const suppressed = await suppressListed(doNotSend, units, recipientOf, price);
+			const suppressed = recipientOf
+				? await suppressListed(doNotSend, units, recipientOf, price)
+				: await suppressWithin(doNotSend, units, options.numbersOfUnit!, price);
 			if (suppressed) run.hint(suppressedNote(suppressed));
 			decided += suppressed;
 		} catch (error) {

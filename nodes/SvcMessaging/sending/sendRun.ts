@@ -117,8 +117,11 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 	const numbers = readDoNotSendNumbers(node, ctx.getNodeParameter('doNotSend.list.numbers', 0, ''), (options.defaultCountry as string) || undefined);
 	const nodeOf = { getNode: () => node };
 	const apiCredentials = kind === 'apiKey' ? await getServiceCredentials.call(ctx, 'apiKey') : undefined;
-	// Every send of a credential with a shared Redis checks the list kept there.
-	const listRedis = apiCredentials ? sharedLimitOf(apiCredentials) : undefined;
+	// Every send of a credential with a shared Redis checks the list kept there (campaigns: the API
+	// key credential of their sender-ID picker, when the node has one).
+	// (n8n refuses a credential the operation does not show, e.g. version 1's campaigns: then no Redis list.)
+	const keyCredentials = apiCredentials ?? (node.credentials?.svcMessagingApi ? await getServiceCredentials.call(ctx, 'apiKey').catch(() => undefined) : undefined);
+	const listRedis = keyCredentials ? sharedLimitOf(keyCredentials) : undefined;
 	if (numbers || listRedis) policies = { ...policies, doNotSend: { numbers, redis: listRedis } };
 	if (creditsNeeded !== undefined) await assertBalance(node, async () => await getBalance(ctx), creditsNeeded);
 	const identity = runIdentityOf(ctx);

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ItemFailure } from '../../sending/outcomes';
 import { wrapError } from '../../transport/errors';
-import { defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption, scheduledAtOption, sendingHoursOption } from '../common.descriptions';
+import { defaultCountryOption, doNotSendField, dryRunOption, maxCreditsOption, numberCheckOption, scheduledAtOption, sendingHoursOption } from '../common.descriptions';
 import { balanceCheckField } from './campaignCredits';
 import { senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
 import { itemNumbers, numbersOfAllItems, prepareCampaign, type PreparedCampaign, type RecipientsSource } from './createBody';
@@ -118,6 +118,7 @@ const properties: INodeProperties[] = [
 		...scheduledAtOption,
 		description: SCHEDULED_AT_DESCRIPTION,
 	}),
+	...onlyV2(doNotSendField),
 	{
 		...balanceCheckField('the campaign'),
 		hint: 'With contact groups, the campaign is first created as a draft to count its recipients, and deleted again if the credits are short',

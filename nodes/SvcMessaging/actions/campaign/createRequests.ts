@@ -56,7 +56,7 @@ export interface CampaignToCreate {
 	prepared: PreparedCampaign;
 }
 
-type CampaignUnit = CampaignToCreate & SendUnit;
+type CampaignUnit = CampaignToCreate & SendUnit & { suppressedNumbers?: string[] };
 
 /**
  * Creates the campaigns one after another through the send-once round: a retried node run returns
@@ -78,7 +78,8 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 		unitsOf: (unit) => [unit],
 		// Contact groups' members are counted by the service only: no estimate before creating.
 		creditsOf: ({ prepared: p }) => (p.body.contactGroupIds ? undefined : p.creditsPerRecipient * p.manualCount),
-		price: ({ prepared: p }) => ({
+		price: ({ prepared: p, suppressedNumbers }) => ({
+			...(suppressedNumbers && { suppressedNumbers }),
 			created: false,
 			name: p.body.name,
 			senderId: p.body.senderId,
@@ -87,6 +88,16 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 			...messagePreview(p.body.message, p.body.contactGroupIds ? undefined : p.manualCount),
 			sendAt: p.body.scheduledAt ?? 'draft (Send Now)',
 		}),
+		// The do-not-send list takes listed manual numbers out (contact groups' members are known to the service only).
+		numbersOfUnit: {
+			numbersOf: ({ prepared: { body } }) => (body.manualNumbers as string[] | undefined) ?? [],
+			reachesOthers: ({ prepared: { body } }) => body.contactGroupIds !== undefined,
+			keepOnly: (unit, kept, dropped) => {
+				const { manualNumbers: _all, ...body } = unit.prepared.body;
+				unit.prepared = { ...unit.prepared, body: kept.length ? { ...body, manualNumbers: kept } : body, manualCount: kept.length };
+				unit.suppressedNumbers = dropped;
+			},
+		},
 		// Sending Hours judge a scheduled campaign's time in each of its recipients' zones (a draft is not judged).
 		recipientsOf: ({ prepared: { body } }) =>
 			body.scheduledAt
@@ -94,12 +105,12 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 				: undefined,
 		scheduledAtOf: ({ prepared: { body } }) => body.scheduledAt as string | undefined,
 		post: async (unit): Promise<Posted<CampaignUnit>> => {
-			const { itemIndex: i, deferred } = unit;
+			const { itemIndex: i, deferred, suppressedNumbers } = unit;
 			// Moved into the next opening: created with that time (the identity keeps the time asked for).
 			const p: PreparedCampaign = deferred ? { ...unit.prepared, body: { ...unit.prepared.body, scheduledAt: deferred.scheduledAt } } : unit.prepared;
 			try {
 				const campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await postCampaign(ctx, p.body, i);
-				return [[unit, { ok: true, json: { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients), ...deferred } }]];
+				return [[unit, { ok: true, json: { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients), ...deferred, ...(suppressedNumbers && { suppressedNumbers }) } }]];
 			} catch (error) {
 				return [[unit, run.failure(error, i)]];
 			}
