@@ -78,6 +78,16 @@ describe('Do-Not-Send List → Numbers (handed over by the workflow)', () => {
 		expect(out.map((i) => i.pairedItem)).toEqual(numbers.map((_, item) => ({ item })));
 	});
 
+	it('SMS → Send and Wait: the suppressed item leaves on "Not Delivered", not waited for; the other is delivered', async () => {
+		const outputs = await executeNode(
+			{ parameters: sendParameters({ operation: 'sendAndWaitForDelivery', waitMode: 'polling', timeout: 30, ...listOf(B) }), credentials: apiKeyCredentials(emu.url) },
+			[{ phone: A }, { phone: B }],
+		);
+		expect(sentTo()).toEqual([A]);
+		expect(outputs[0].map((i) => i.json.phoneNumber)).toEqual([A]);
+		expect(outputs[1].map((i) => [i.json.phoneNumber, i.json.suppressed, i.pairedItem])).toEqual([[B, true, { item: 1 }]]);
+	});
+
 	it('Chat Message → Send: a listed number is suppressed too', async () => {
 		const out = (
 			await executeNode(
