@@ -44,7 +44,8 @@ export interface NodeScenario {
 	liveHeapEveryMs?: number;
 	/**
 	 * SMS Send with every send policy on: Sending Hours (open all day, so every message is judged
-	 * and none deferred), Sender ID Automatic, Max Credits far above the send.
+	 * and none deferred), Sender ID Automatic, Max Credits far above the send, a do-not-send list of
+	 * 1,000 numbers none of the recipients has.
 	 */
 	policies?: boolean;
 }
@@ -146,7 +147,9 @@ function parameters(scenario: NodeScenario, reference: string, url: string): IDa
 	if (scenario.operation === 'send') {
 		if (scenario.policies) {
 			const options = { reference, maxCredits: 100 * scenario.items, sendingHours: { hours: { from: '00:00', until: '23:59', outside: 'schedule' } } };
-			return { resource: 'sms', operation: 'send', phoneNumber: '={{ $json.phone }}', message: MESSAGE, senderId: { ...senderId, value: 'auto' }, options };
+			// 1,000 numbers none of the recipients has: every message is still sent, each checked against the list.
+			const doNotSend = { list: { numbers: Array.from({ length: 1_000 }, (_, k) => `+2547${90_000_000 + k}`).join('\n') } };
+			return { resource: 'sms', operation: 'send', phoneNumber: '={{ $json.phone }}', message: MESSAGE, senderId: { ...senderId, value: 'auto' }, options, doNotSend };
 		}
 		return { resource: 'sms', operation: 'send', phoneNumber: '={{ $json.phone }}', message: MESSAGE, senderId, options: { reference } };
 	}

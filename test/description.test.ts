@@ -26,7 +26,7 @@ const operationsOf = (resource: string, version = 1) =>
 		)?.options as INodePropertyOptions[]
 	).map((o) => String(o.value));
 
-const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate'];
+const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate', 'doNotSendList'];
 const resources = (description.properties.find((p) => p.name === 'resource')!.options as INodePropertyOptions[]).map((o) => String(o.value));
 
 describe('node description as the editor shows it', () => {

@@ -21,6 +21,8 @@ const EXAMPLE_IDS = {
 	bulk: 'svcExampleBulkList',
 	campaign: 'svcExampleCampaign',
 	chat: 'svcExampleChatTpl',
+	// Run with its Data Table in doNotSend.e2e.test.ts.
+	optOuts: 'svcExampleOptOutHours',
 	// Activated and used by an MCP client in ai.e2e.test.ts.
 	mcp: 'svcExampleMcpSms',
 };

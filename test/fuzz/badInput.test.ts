@@ -52,6 +52,8 @@ const FUTURE_TIME = [
 ];
 /** A number inside other text (a mapped notes column) would text whoever it mentions. */
 const PHONE_NUMBERS = ['', '   ', 'abc', '123', '+1', OBJECT, LIST, HUGE, 'Call +254712345678 now', '📞+254712345678', 'abc+254712345678def', '+254712345678 (Amina)'];
+/** An opt-out read wrongly would let a message out: a list entry that is not a number refuses the send. */
+const DO_NOT_SEND_NUMBERS = ['abc', '0712345678', '+1', OBJECT, [OBJECT], LIST, 'Call +254712345678 now', '+254712345678\nnot a number'];
 const URLS = [
 	'not a url',
 	'ftp://example.com/x',
@@ -147,6 +149,26 @@ const CASES: Case[] = [
 		parameters: chat({ phoneNumber: '+447700900123', options: { sendingHours: { hours: { from: '08:00', until: '20:00', outside: 'skip', timeZone: BAD } } } }),
 		credentials: apiKey,
 	},
+	...(['send', 'sendAndWaitForDelivery'] as const).map(
+		(operation): Case => ({
+			operation: `SMS → ${operation}`,
+			field: 'Do-Not-Send List → Numbers',
+			values: DO_NOT_SEND_NUMBERS,
+			parameters: sms(operation, { waitMode: 'polling', doNotSend: { list: { numbers: BAD } } }),
+			credentials: apiKey,
+		}),
+	),
+	{ operation: 'SMS → Send Bulk', field: 'Do-Not-Send List → Numbers', values: DO_NOT_SEND_NUMBERS, parameters: bulk({ doNotSend: { list: { numbers: BAD } } }), credentials: apiKey, item: (bad) => ({ bad, phone: PHONE }) },
+	{ operation: 'Chat Message → Send', field: 'Do-Not-Send List → Numbers', values: DO_NOT_SEND_NUMBERS, parameters: chat({ doNotSend: { list: { numbers: BAD } } }), credentials: apiKey },
+	...['add', 'remove', 'check'].map(
+		(operation): Case => ({
+			operation: `Do-Not-Send List → ${operation}`,
+			field: 'Phone Number',
+			values: PHONE_NUMBERS,
+			parameters: { resource: 'doNotSendList', operation, phoneNumber: BAD, options: {} },
+			credentials: apiKey,
+		}),
+	),
 	{ operation: 'SMS → Send and Wait', field: 'Message', values: TEXT, parameters: sms('sendAndWaitForDelivery', { message: BAD, waitMode: 'polling' }), credentials: apiKey },
 	{ operation: 'SMS → Send and Wait', field: 'Phone Number', values: PHONE_NUMBERS, parameters: sms('sendAndWaitForDelivery', { phoneNumber: BAD, waitMode: 'polling' }), credentials: apiKey },
 	{ operation: 'SMS → Send Bulk', field: 'Message', values: TEXT, parameters: bulk({ message: BAD }), credentials: apiKey, item: (bad) => ({ bad, phone: PHONE }) },

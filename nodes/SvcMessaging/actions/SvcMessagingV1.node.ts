@@ -5,6 +5,7 @@ import * as account from './account';
 import * as campaign from './campaign';
 import * as chatMessage from './chatMessage';
 import * as chatTemplate from './chatTemplate';
+import * as doNotSendList from './doNotSendList';
 import * as senderId from './senderId';
 import * as sms from './sms';
 import { toolProperties } from './tool.descriptions';
@@ -12,14 +13,14 @@ import { DOCUMENTATION_URL } from '../transport/service';
 import { DELIVERY_WAIT } from './sms/deliveryWait';
 import { ALL_VERSIONS, examplePlaceholdersInV2, LATEST_VERSION, NODE_VERSIONS } from './versions';
 
-const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate'];
+const API_KEY_RESOURCES = ['sms', 'senderId', 'chatMessage', 'chatTemplate', 'doNotSendList'];
 
 /**
  * The canvas subtitle in display names ("SMS: Send Bulk", not "sendBulk: sms"), looked up from the
  * resource and operation options themselves so that it never disagrees with the form.
  */
 function subtitleOf(properties: INodeProperties[]): string {
-	const modules = { account, campaign, chatMessage, chatTemplate, senderId, sms };
+	const modules = { account, campaign, chatMessage, chatTemplate, doNotSendList, senderId, sms };
 	const resourceOptions = (properties.find((p) => p.name === 'resource')?.options ?? []) as Array<{ name: string; value: string }>;
 	const resources = Object.fromEntries(resourceOptions.map((o) => [o.value, o.name]));
 	const operations: Record<string, string> = {};
@@ -84,6 +85,7 @@ export const versionDescription: INodeTypeDescription = {
 				{ name: 'Campaign', value: 'campaign' },
 				{ name: 'Chat Message', value: 'chatMessage' },
 				{ name: 'Chat Template', value: 'chatTemplate' },
+				{ name: 'Do-Not-Send List', value: 'doNotSendList' },
 				{ name: 'Sender ID', value: 'senderId' },
 				{ name: 'SMS', value: 'sms' },
 			],
@@ -126,7 +128,7 @@ export const versionDescription: INodeTypeDescription = {
 			name: 'checkBalance',
 			type: 'hidden',
 			default: false,
-			displayOptions: { show: { resource: ['senderId', 'chatMessage', 'chatTemplate'] } },
+			displayOptions: { show: { resource: ['senderId', 'chatMessage', 'chatTemplate', 'doNotSendList'] } },
 		},
 		{
 			displayName: 'Uses Account Login',
@@ -141,6 +143,7 @@ export const versionDescription: INodeTypeDescription = {
 		...account.description,
 		...chatMessage.description,
 		...chatTemplate.description,
+		...doNotSendList.description,
 	],
 };
 

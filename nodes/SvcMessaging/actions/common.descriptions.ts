@@ -235,3 +235,35 @@ export const sendingHoursOption = (canSchedule: boolean): INodeProperties => ({
 	],
 	hint: 'Judged in the recipient\'s time, not n8n\'s: 20:00 in Lagos is 22:00 in Nairobi',
 });
+
+/**
+ * Every sending operation (sending/doNotSend.ts): numbers never sent to, handed over by the
+ * workflow. Outside Options on purpose: Options are read per item, and a list mapped from a Data
+ * Table's rows must be evaluated once per run, not once per item.
+ */
+export const doNotSendField: INodeProperties = {
+	displayName: 'Do-Not-Send List',
+	name: 'doNotSend',
+	type: 'fixedCollection',
+	default: {},
+	placeholder: 'Add Do-Not-Send Numbers',
+	description:
+		"Numbers never sent to: a listed number's item is output with suppressed: true and the reason, not as an error. With the credential's shared Redis, the list kept there (Do-Not-Send List resource) is always checked too.",
+	options: [
+		{
+			name: 'list',
+			displayName: 'List',
+			values: [
+				{
+					displayName: 'Numbers',
+					name: 'numbers',
+					type: 'string',
+					default: '',
+					placeholder: "e.g. {{ $('Opt-Outs').all().map(row => row.json.phone) }}",
+					description:
+						'Numbers separated by commas or new lines, or an expression giving an array (e.g. the rows of an n8n Data Table). Read once per execution, from the first item. E.164, or national with Default Country set.',
+				},
+			],
+		},
+	],
+};

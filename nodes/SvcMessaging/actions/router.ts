@@ -5,11 +5,12 @@ import * as account from './account';
 import * as campaign from './campaign';
 import * as chatMessage from './chatMessage';
 import * as chatTemplate from './chatTemplate';
+import * as doNotSendList from './doNotSendList';
 import { runOperation, type Operation } from './executor';
 import * as senderId from './senderId';
 import * as sms from './sms';
 
-const resources = { account, campaign, chatMessage, chatTemplate, senderId, sms } as unknown as Record<string, Record<string, unknown>>;
+const resources = { account, campaign, chatMessage, chatTemplate, doNotSendList, senderId, sms } as unknown as Record<string, Record<string, unknown>>;
 
 function isOperation(candidate: unknown): candidate is Operation {
 	const op = candidate as Partial<Record<'execute' | 'preparer' | 'send', unknown>> | undefined;

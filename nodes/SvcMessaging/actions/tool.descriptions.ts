@@ -18,7 +18,7 @@ const REFUSAL =
 	'If the input is wrong or the service refuses, the result is {success: false, errorCode, errorMessage, field, fix} instead: correct the named field as the fix says, or tell the user.';
 
 const SEND_LIMIT =
-	'A limit on messages per run applies: once it is reached the tool refuses with errorCode MESSAGE_CAP_REACHED; then stop sending and tell the user.';
+	'A number on the do-not-send list is not sent (the result has suppressed true and the reason): do not retry it. A limit on messages per run applies: once it is reached the tool refuses with errorCode MESSAGE_CAP_REACHED; then stop sending and tell the user.';
 
 const PHONE =
 	"the recipient's mobile number in international format: + and country code, without the national leading 0 (e.g. +254712345678 for Kenya; Nigeria +234, Uganda +256, Tanzania +255, Rwanda +250, Ghana +233). A national number such as 0712345678 works only when the tool's Default Country is set";
@@ -89,6 +89,12 @@ export const TOOL_DESCRIPTIONS: Record<string, Record<string, string>> = {
 		get: `Looks up one chat template by name: its status (PENDING, APPROVED, REJECTED with a reason), language, category and components (with its {{n}} variables). Sends nothing. Needs: the template name (case-sensitive). ${REFUSAL}`,
 		getAll: `Lists the chat templates of the account with their name, status, language and category (optionally filtered by status, category or language). Sends nothing. ${REFUSAL}`,
 		delete: `Deletes a chat template by name. Sends nothing. Needs: the exact template name. Returns {name, deleted: true}. ${REFUSAL}`,
+	},
+	doNotSendList: {
+		add: `Puts a phone number on the do-not-send list (the person opted out): no SVC Messaging send will message it. Sends nothing. Needs: ${PHONE}. Returns: phoneNumber (E.164), onDoNotSendList (true), added (false when it was listed already). ${REFUSAL}`,
+		check: `Tells whether a phone number is on the do-not-send list. Sends nothing. Needs: ${PHONE}. Returns: phoneNumber (E.164) and onDoNotSendList (true or false). ${REFUSAL}`,
+		getAll: `Lists the phone numbers on the do-not-send list, one result per number (phoneNumber). Sends nothing. Needs: nothing (optionally a limit). ${REFUSAL}`,
+		remove: `Takes a phone number off the do-not-send list (only when the person asked to receive messages again). Sends nothing. Needs: ${PHONE}. Returns: phoneNumber, onDoNotSendList (false), removed (false when it was not listed). ${REFUSAL}`,
 	},
 	campaign: {
 		create: `Creates an SMS campaign (one message to a list of numbers or contact groups); without a scheduled time it stays a DRAFT until sent. Needs: a name, the message text, the recipients and optionally a future scheduled time. Returns the campaign with its id and status. ${REFUSAL}`,

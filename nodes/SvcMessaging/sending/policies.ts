@@ -2,12 +2,14 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDIT_BUDGET_EXCEEDED, INVALID_INPUT, withErrorCode } from '../transport/errors';
+import type { DoNotSend } from './doNotSend';
 import type { ItemFailure } from './outcomes';
-import { judge, readQuietHours, verdictFields, type QuietHours } from './quietHours';
+import { judge, judgeTogether, readQuietHours, verdictFields, zoneOfNumber, type QuietHours, type Verdict, type Zone } from './quietHours';
 
 /**
  * The send policies a user sets in Options, read once per node run and applied by the send round
- * (round.ts) to every sending operation, in this order: sending hours (a message skipped,
+ * (round.ts) to every sending operation, in this order: the do-not-send list (a listed number
+ * suppressed, doNotSend.ts) → sending hours (a message skipped,
  * deferred or sent anyway) → credit budget (of what is left to send) → dry run (priced, nothing
  * posted) → the send-once ledger and the posts.
  */
@@ -18,6 +20,8 @@ export interface SendPolicies {
 	readonly maxCredits?: number;
 	/** "Sending Hours" (quietHours.ts) */
 	readonly quietHours?: QuietHours;
+	/** the do-not-send list: the credential's Redis and/or the numbers the workflow hands over (doNotSend.ts) */
+	readonly doNotSend?: DoNotSend;
 }
 
 /** The policies of this node run, from the Options of its first item (one run, one budget). */
@@ -100,7 +104,14 @@ export function applyQuietHours<U extends HoursUnit>(
 	node: INode,
 	hours: QuietHours,
 	units: U[],
-	unit: { recipientOf: (u: U) => string; scheduledAtOf?: (u: U) => string | undefined; price: (u: U) => IDataObject; scheduling: Scheduling },
+	unit: {
+		recipientOf?: (u: U) => string;
+		/** one send time for several recipients (a scheduled campaign); undefined: not judged (a draft) */
+		recipientsOf?: (u: U) => SharedSendTime | undefined;
+		scheduledAtOf?: (u: U) => string | undefined;
+		price: (u: U) => IDataObject;
+		scheduling: Scheduling;
+	},
 ): number {
 	if (hours.outside === 'schedule' && unit.scheduling === 'none') {
 		const error = new NodeOperationError(node, 'Item 0: chat messages cannot be scheduled, so "Outside Sending Hours" cannot be "Schedule for the Next Opening"', {
@@ -112,8 +123,14 @@ export function applyQuietHours<U extends HoursUnit>(
 	const now = Date.now();
 	let decided = 0;
 	for (const u of units) {
+		if (u.outcome) continue;
 		const own = unit.scheduledAtOf?.(u);
-		const verdict = judge(hours, unit.recipientOf(u), u.itemIndex, now, own);
+		const verdict = unit.recipientOf ? judge(hours, unit.recipientOf(u), u.itemIndex, now, own) : judgeShared(node, hours, u, unit.recipientsOf?.(u));
+		if (verdict.kind === 'never') {
+			u.outcome = { ok: false, itemIndex: u.itemIndex, error: verdict.error };
+			decided++;
+			continue;
+		}
 		if (verdict.kind === 'open' || verdict.kind === 'send') continue;
 		const fields = verdictFields(verdict, own);
 		if (verdict.kind === 'skip') {
@@ -130,4 +147,33 @@ export function applyQuietHours<U extends HoursUnit>(
 		} else u.deferred = fields;
 	}
 	return decided;
+}
+
+/** A campaign's recipients as Sending Hours sees them: its numbers, and whether contact groups come too. */
+export interface SharedSendTime {
+	scheduledAt: string;
+	numbers: string[];
+	contactGroups: boolean;
+}
+
+/**
+ * One send time for all of a campaign's recipients: judged in each zone its numbers are in (one per
+ * country), contact groups in the Time Zone field, else the workflow's (their members are known to
+ * the service only). No time that suits every zone: the item is refused, nothing created.
+ */
+function judgeShared(node: INode, hours: QuietHours, u: HoursUnit, shared: SharedSendTime | undefined): Verdict | { kind: 'never'; error: NodeOperationError } {
+	if (!shared) return { kind: 'open' };
+	const zones = new Map<string, Zone>();
+	for (const number of shared.numbers) {
+		const zone = zoneOfNumber(hours, number, u.itemIndex);
+		zones.set('fixed' in zone ? zone.label : zone.iana, zone);
+	}
+	if (shared.contactGroups || zones.size === 0) zones.set(hours.zoneOf(u.itemIndex), { iana: hours.zoneOf(u.itemIndex) });
+	const verdict = judgeTogether(hours, [...zones.values()], shared.scheduledAt);
+	if (verdict.kind !== 'never') return verdict;
+	const error = new NodeOperationError(node, `Item ${u.itemIndex}: no time inside Sending Hours suits every recipient of this campaign (${verdict.zone}) within a week`, {
+		itemIndex: u.itemIndex,
+		description: 'The campaign was not created. A campaign has one send time: split it by country, or widen the hours.',
+	});
+	return { kind: 'never', error: withErrorCode(error, INVALID_INPUT) };
 }

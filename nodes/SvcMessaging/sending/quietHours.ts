@@ -113,6 +113,30 @@ export function judge(hours: QuietHours, phoneNumber: string, itemIndex: number,
 	return { kind: hours.outside, opening: nextOpening(hours, zone, at), judgedLocal: localText(at, offset), zone: zoneLabel(zone) };
 }
 
+/**
+ * The verdict for one send time that several zones share (a scheduled campaign: its numbers'
+ * countries, its contact groups in the Time Zone): the first instant from `scheduledAt` inside the
+ * hours in every zone; 'never' when no such instant comes within a week (the zones' hours do not overlap).
+ */
+export function judgeTogether(hours: QuietHours, zones: Zone[], scheduledAt: string): Verdict | { kind: 'never'; zone: string } {
+	const at = Date.parse(scheduledAt);
+	const label = zones.map(zoneLabel).join(', ');
+	let candidate = at;
+	// Each move is to some zone's next opening; overlapping hours settle within a few rounds.
+	for (let round = 0; round < 64 && candidate - at <= 8 * DAY; round++) {
+		let moved = false;
+		for (const zone of zones) {
+			if (isOpen(hours, candidate + offsetAt(zone, candidate) * MINUTE)) continue;
+			candidate = nextOpening(hours, zone, candidate);
+			moved = true;
+		}
+		if (moved) continue;
+		if (candidate === at) return { kind: 'open' };
+		return { kind: hours.outside, opening: candidate, judgedLocal: localText(at, offsetAt(zones[0], at)), zone: label };
+	}
+	return { kind: 'never', zone: label };
+}
+
 /** `2026-11-26T22:15+03:00`: the local time a message was judged at, with its offset. */
 function localText(at: number, offset: number): string {
 	const local = new Date(Math.floor(at / MINUTE) * MINUTE + offset * MINUTE).toISOString().slice(0, 16);

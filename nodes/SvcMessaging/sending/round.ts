@@ -5,9 +5,10 @@ import { mayHaveBeenProcessed } from '../transport/errors';
 import { RedisUnavailable } from '../transport/redis';
 import type { EarlierEntry, LedgerEntry } from './ledger';
 import type { ItemFailure, Outcome } from './outcomes';
-import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling } from './policies';
+import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling, type SharedSendTime } from './policies';
 import { ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
+import { suppressedNote, suppressListed, suppressWithin, type NumbersOfUnit } from './doNotSend';
 import { chooseSenders } from './senderByCountry';
 import { postInWindow, redisLost } from './window';
 
@@ -47,6 +48,10 @@ export interface RoundOptions<U extends SendUnit, W> {
 	price: (unit: U) => IDataObject;
 	/** Sending Hours: the unit's number (without it, as for campaigns, the hours do not apply) */
 	recipientOf?: (unit: U) => string;
+	/** the do-not-send list for a unit of many numbers (a campaign's manual numbers): the listed ones taken out */
+	numbersOfUnit?: NumbersOfUnit<U>;
+	/** Sending Hours of a unit with several recipients and one send time (a scheduled campaign; undefined: a draft) */
+	recipientsOf?: (unit: U) => SharedSendTime | undefined;
 	/** the unit's own scheduledAt, judged (and moved) instead of now */
 	scheduledAtOf?: (unit: U) => string | undefined;
 	/** whether the unit asked for Sender ID "Automatic (by Recipient's Country)" */
@@ -61,7 +66,7 @@ export interface RoundOptions<U extends SendUnit, W> {
 
 /**
  * The send-once round, the only place that decides whether a message goes out: the user's
- * policies first (policies.ts: Sending Hours → Sender ID Automatic → Max Credits → Dry Run), then
+ * policies first (policies.ts: Do-Not-Send List → Sending Hours → Sender ID Automatic → Max Credits → Dry Run), then
  * ledger look-up → skip what an earlier try sent, refuse what it may have sent → the agents'
  * message cap → per post: "under way" in the ledger, post, record its outcomes. (The balance, the
  * key's limiter and the ledger were opened with the run: sendRun.ts.)
@@ -81,10 +86,31 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		if (unit.deferred) unit.deferred = undefined;
 		if (unit.sender) unit.sender = undefined;
 	}
-	// The policies come first: a message skipped, a budget refused or a dry run posts nothing and marks nothing.
-	const { quietHours } = policies;
+	// Redis (the do-not-send list, the shared ledger) failed: these units fail unsent with its error.
+	const failUnsent = (failed: U[], error: unknown) => {
+		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
+		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(node, error, unit.itemIndex) };
+	};
+	// The policies come first: a number suppressed, a message skipped, a budget refused or a dry run
+	// posts nothing and marks nothing.
+	const { quietHours, doNotSend } = policies;
 	const { recipientOf, scheduledAtOf, scheduling = 'scheduledAt', price } = options;
-	const decided = quietHours && recipientOf ? applyQuietHours(node, quietHours, units, { recipientOf, scheduledAtOf, price, scheduling }) : 0;
+	let decided = 0;
+	if (doNotSend && (recipientOf || options.numbersOfUnit)) {
+		try {
+			const suppressed = recipientOf
+				? await suppressListed(doNotSend, units, recipientOf, price)
+				: await suppressWithin(doNotSend, units, options.numbersOfUnit!, price);
+			if (suppressed) run.hint(suppressedNote(suppressed));
+			decided += suppressed;
+		} catch (error) {
+			// Fails closed: a list that cannot be read lets nothing out.
+			failUnsent(units.filter((unit) => !unit.outcome), error);
+			decided = units.length;
+		}
+	}
+	const { recipientsOf } = options;
+	if (quietHours && (recipientOf || recipientsOf)) decided += applyQuietHours(node, quietHours, units, { recipientOf, recipientsOf, scheduledAtOf, price, scheduling });
 	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
 	let pending = decided ? units.filter((unit) => !unit.outcome) : units;
 	if (options.automaticSender && recipientOf) await chooseSenders(run, pending, recipientOf, options.automaticSender);
@@ -92,7 +118,7 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 	const estimate = budget !== undefined || policies.dryRun ? estimateCredits(pending, options.creditsOf) : undefined;
 	assertBudget(node, policies, estimate);
 	if (policies.dryRun) {
-		// Skipped by Sending Hours: marked too (nothing would have been sent either way).
+		// Suppressed or skipped by Sending Hours: marked too (nothing would have been sent either way).
 		if (decided) for (const unit of units) if (unit.outcome?.ok) unit.outcome.json.dryRun = true;
 		for (const unit of pending) {
 			const when = unit.deferred ? { ...unit.deferred, sendAt: unit.deferred.scheduledAt } : undefined;
@@ -103,11 +129,6 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		return units.map((unit) => unit.outcome!);
 	}
 	let used = 0;
-	// Redis (the shared ledger) failed: these units fail unsent with its error.
-	const failUnsent = (failed: U[], error: unknown) => {
-		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
-		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(node, error, unit.itemIndex) };
-	};
 	if (ledger.consult) {
 		const asked = pending;
 		const known = await ledger.lookup(asked.map((u) => u.identity)).catch((error: unknown) => {

@@ -10,6 +10,7 @@ import { sharedLimitOf } from '../transport/redis';
 import { connectKeyLimiter } from '../transport/request';
 import type { PlanLimits } from '../transport/service';
 import { assertBalance } from './balance';
+import { readDoNotSendNumbers } from './doNotSend';
 import { durableMarks } from './durableMarks';
 import { openSendLedger, type RunIdentity, type SendLedger } from './ledger';
 import { withDurableMarks } from './ledgerDurable';
@@ -110,9 +111,18 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 	const continueOnFail = ctx.continueOnFail();
 	const facts = { node, continueOnFail };
 	// Read (and checked) before any request: a bad budget costs nothing.
-	const policies = readPolicies(node, (ctx.getNodeParameter('options', 0, {}) ?? {}) as IDataObject, (i) => itemTimeZone(ctx, i));
+	const options = (ctx.getNodeParameter('options', 0, {}) ?? {}) as IDataObject;
+	let policies = readPolicies(node, options, (i) => itemTimeZone(ctx, i));
+	// Read once for the run, from its first item: a list mapped from 20,000 rows is not evaluated per item.
+	const numbers = readDoNotSendNumbers(node, ctx.getNodeParameter('doNotSend.list.numbers', 0, ''), (options.defaultCountry as string) || undefined);
 	const nodeOf = { getNode: () => node };
 	const apiCredentials = kind === 'apiKey' ? await getServiceCredentials.call(ctx, 'apiKey') : undefined;
+	// Every send of a credential with a shared Redis checks the list kept there (campaigns: the API
+	// key credential of their sender-ID picker, when the node has one).
+	// (n8n refuses a credential the operation does not show, e.g. version 1's campaigns: then no Redis list.)
+	const keyCredentials = apiCredentials ?? (node.credentials?.svcMessagingApi ? await getServiceCredentials.call(ctx, 'apiKey').catch(() => undefined) : undefined);
+	const listRedis = keyCredentials ? sharedLimitOf(keyCredentials) : undefined;
+	if (numbers || listRedis) policies = { ...policies, doNotSend: { numbers, redis: listRedis } };
 	if (creditsNeeded !== undefined) await assertBalance(node, async () => await getBalance(ctx), creditsNeeded);
 	const identity = runIdentityOf(ctx);
 	let ledger: SendLedger;

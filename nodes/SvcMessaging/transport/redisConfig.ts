@@ -4,8 +4,9 @@ import type { IDataObject } from 'n8n-workflow';
 /**
  * The Redis of "Share Rate Limit Across n8n Processes" (the API-key credential). Every n8n process
  * that uses the key (queue-mode main, workers, webhook processes) shares through it the key's rate
- * limit, the send ledger and the trigger's claims on delivery reports. Redis holds hashes of keys,
- * phone numbers and texts, never an API key, password or secret.
+ * limit, the send ledger, the trigger's claims on delivery reports and the do-not-send list. Redis
+ * holds hashes of keys, phone numbers and texts (the do-not-send list: the numbers themselves, which
+ * the user reads back), never an API key, password or secret.
  */
 export interface SharedLimitConfig {
 	host: string;

@@ -3,6 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 export const DEFAULT_MAX_BODY_KB = 64;
 
 export interface TriggerOptions {
+	addBlacklisted?: boolean;
 	ignoreDuplicates?: boolean;
 	includeRawPayload?: boolean;
 	maxBodySizeKb?: number;
@@ -66,6 +67,15 @@ export const triggerProperties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
+			{
+				displayName: 'Add Blacklisted Numbers to the Do-Not-Send List',
+				name: 'addBlacklisted',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether to put the number of a report that failed with BLACKLISTED on the do-not-send list in the credential's shared Redis, which every send with that credential checks (whatever Events are selected)",
+				hint: "Needs the credential's Share Rate Limit Across n8n Processes (Redis)",
+			},
 			{
 				displayName: 'Ignore Duplicates',
 				name: 'ignoreDuplicates',

@@ -2,6 +2,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { SERVICE } from '../transport/service';
 import { TRIGGER_LIMITS } from './limits';
+import { addBlacklisted, isBlacklisted } from './blacklisted';
 import type { DeliveryEvent } from './events';
 import { sharedLimitOf } from '../transport/redis';
 import { claimReport, hasSeen, isFromTheFuture, isStale, remember } from './ledger';
@@ -83,6 +84,14 @@ export async function handleDeliveryReport(this: IWebhookFunctions): Promise<IWe
 		const skew = TRIGGER_LIMITS.maxFutureSkewMs / 60_000;
 		return reject(this, 400, `The timestamp ${report.timestamp} is more than ${skew} minutes ahead of this n8n's clock; check the clocks`);
 	}
+	// Before the event filter and the duplicate check: the number is listed even when the workflow
+	// starts on other events, and a report delivered again after a failed write is added then.
+	let listed: IDataObject | undefined;
+	if (options.addBlacklisted === true && isBlacklisted(report)) {
+		const added = await addBlacklisted(report, credentials ? sharedLimitOf(credentials) : undefined).catch((error: unknown) => error as Error);
+		if (added instanceof Error) return reject(this, 503, `${added.message}; please retry`);
+		listed = added;
+	}
 	const events = this.getNodeParameter('events', []) as DeliveryEvent[];
 	if (!events.includes(report.event)) return acknowledge('event not selected');
 
@@ -102,7 +111,7 @@ export async function handleDeliveryReport(this: IWebhookFunctions): Promise<IWe
 		}
 	}
 
-	const item = flattenReport(report, options.includeRawPayload ? boundedRawPayload(parsed.raw, rawBody.length) : undefined);
+	const item = { ...flattenReport(report, options.includeRawPayload ? boundedRawPayload(parsed.raw, rawBody.length) : undefined), ...listed };
 	return {
 		webhookResponse: { received: true },
 		workflowData: [this.helpers.returnJsonArray([item])],

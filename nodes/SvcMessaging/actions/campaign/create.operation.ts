@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ItemFailure } from '../../sending/outcomes';
 import { wrapError } from '../../transport/errors';
-import { defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
+import { defaultCountryOption, doNotSendField, dryRunOption, maxCreditsOption, numberCheckOption, scheduledAtOption, sendingHoursOption } from '../common.descriptions';
 import { balanceCheckField } from './campaignCredits';
 import { apiKeyUseNotice, senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
 import { itemNumbers, numbersOfAllItems, prepareCampaign, type PreparedCampaign, type RecipientsSource } from './createBody';
@@ -12,6 +12,14 @@ import { changedInV2, onlyV1, onlyV2 } from '../versions';
 
 const SCHEDULED_AT_DESCRIPTION =
 	"When the service sends the campaign, in the workflow's timezone; must be in the future. Without it the campaign is created as a DRAFT, to send later with Send Now.";
+
+/** One send time for every recipient: judged in each of their zones; drafts (no Scheduled Time) are not judged. */
+const campaignSendingHours: INodeProperties = {
+	...sendingHoursOption(true),
+	description:
+		"A scheduled campaign goes out only when its time is inside these hours in every recipient's local time (told by each number's country; contact groups: Time Zone, else the workflow's). A draft is not judged.",
+	hint: 'Outside them the campaign is scheduled for the first time that suits every recipient, not created (Skip), or kept as asked',
+};
 
 const properties: INodeProperties[] = [
 	{
@@ -110,6 +118,7 @@ const properties: INodeProperties[] = [
 		...scheduledAtOption,
 		description: SCHEDULED_AT_DESCRIPTION,
 	}),
+	...onlyV2(doNotSendField),
 	{
 		...balanceCheckField('the campaign'),
 		hint: 'With contact groups, the campaign is first created as a draft to count its recipients, and deleted again if the credits are short',
@@ -129,7 +138,7 @@ const properties: INodeProperties[] = [
 				{ ...scheduledAtOption, description: SCHEDULED_AT_DESCRIPTION },
 			],
 		},
-		{ options: [defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption] },
+		{ options: [defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption, campaignSendingHours] },
 	),
 ];
 

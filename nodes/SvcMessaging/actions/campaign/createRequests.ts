@@ -3,7 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { createCampaign as postCampaign, deleteCampaign, updateCampaign } from '../../api/campaigns';
 import { messageIdentities } from '../../sending/ledger';
-import { sendOnce, type Posted, type UnitOutcome } from '../../sending/round';
+import { sendOnce, type Posted, type SendUnit, type UnitOutcome } from '../../sending/round';
 import { openSendRun } from '../../sending/sendRun';
 import { UNKNOWN_OUTCOME, withErrorCode, wrapError } from '../../transport/errors';
 import { checkCampaignBalance, messagePreview } from './campaignCredits';
@@ -56,7 +56,7 @@ export interface CampaignToCreate {
 	prepared: PreparedCampaign;
 }
 
-type CampaignUnit = CampaignToCreate & { identity: string };
+type CampaignUnit = CampaignToCreate & SendUnit & { suppressedNumbers?: string[] };
 
 /**
  * Creates the campaigns one after another through the send-once round: a retried node run returns
@@ -78,7 +78,8 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 		unitsOf: (unit) => [unit],
 		// Contact groups' members are counted by the service only: no estimate before creating.
 		creditsOf: ({ prepared: p }) => (p.body.contactGroupIds ? undefined : p.creditsPerRecipient * p.manualCount),
-		price: ({ prepared: p }) => ({
+		price: ({ prepared: p, suppressedNumbers }) => ({
+			...(suppressedNumbers && { suppressedNumbers }),
 			created: false,
 			name: p.body.name,
 			senderId: p.body.senderId,
@@ -87,11 +88,29 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 			...messagePreview(p.body.message, p.body.contactGroupIds ? undefined : p.manualCount),
 			sendAt: p.body.scheduledAt ?? 'draft (Send Now)',
 		}),
+		// The do-not-send list takes listed manual numbers out (contact groups' members are known to the service only).
+		numbersOfUnit: {
+			numbersOf: ({ prepared: { body } }) => (body.manualNumbers as string[] | undefined) ?? [],
+			reachesOthers: ({ prepared: { body } }) => body.contactGroupIds !== undefined,
+			keepOnly: (unit, kept, dropped) => {
+				const { manualNumbers: _all, ...body } = unit.prepared.body;
+				unit.prepared = { ...unit.prepared, body: kept.length ? { ...body, manualNumbers: kept } : body, manualCount: kept.length };
+				unit.suppressedNumbers = dropped;
+			},
+		},
+		// Sending Hours judge a scheduled campaign's time in each of its recipients' zones (a draft is not judged).
+		recipientsOf: ({ prepared: { body } }) =>
+			body.scheduledAt
+				? { scheduledAt: body.scheduledAt as string, numbers: (body.manualNumbers as string[] | undefined) ?? [], contactGroups: body.contactGroupIds !== undefined }
+				: undefined,
+		scheduledAtOf: ({ prepared: { body } }) => body.scheduledAt as string | undefined,
 		post: async (unit): Promise<Posted<CampaignUnit>> => {
-			const { itemIndex: i, prepared: p } = unit;
+			const { itemIndex: i, deferred, suppressedNumbers } = unit;
+			// Moved into the next opening: created with that time (the identity keeps the time asked for).
+			const p: PreparedCampaign = deferred ? { ...unit.prepared, body: { ...unit.prepared.body, scheduledAt: deferred.scheduledAt } } : unit.prepared;
 			try {
 				const campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await postCampaign(ctx, p.body, i);
-				return [[unit, { ok: true, json: { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients) } }]];
+				return [[unit, { ok: true, json: { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients), ...deferred, ...(suppressedNumbers && { suppressedNumbers }) } }]];
 			} catch (error) {
 				return [[unit, run.failure(error, i)]];
 			}

@@ -9,6 +9,7 @@ import { getServiceCredentials, isSandboxKey } from '../../transport/credentials
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
 import {
 	defaultCountryOption,
+	doNotSendField,
 	dryRunOption,
 	maxCreditsOption,
 	numberCheckOption,
@@ -191,6 +192,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
+	doNotSendField,
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['chatMessage'], operation: ['send'] } }, properties);

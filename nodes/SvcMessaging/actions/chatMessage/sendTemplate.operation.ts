@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { defaultCountryOption, dryRunOption, maxCreditsOption, resendUnknownOutcomeOption, sendingHoursOption } from '../common.descriptions';
+import { defaultCountryOption, doNotSendField, dryRunOption, maxCreditsOption, resendUnknownOutcomeOption, sendingHoursOption } from '../common.descriptions';
 import { onlyV2 } from '../versions';
 import { chatNumberCheckOption, phoneNumberField, recipientTypeField, templateFields } from './send.operation';
 
@@ -31,6 +31,7 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [defaultCountryOption, dryRunOption, maxCreditsOption, chatNumberCheckOption, sendingHoursOption(false), resendUnknownOutcomeOption],
 	},
+	doNotSendField,
 ];
 
 export const description = updateDisplayOptions(

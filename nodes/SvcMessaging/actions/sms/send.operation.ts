@@ -15,6 +15,7 @@ import { SERVICE } from '../../transport/service';
 import {
 	checkBalanceField,
 	defaultCountryOption,
+	doNotSendField,
 	dryRunOption,
 	maxCreditsOption,
 	numberCheckOption,
@@ -101,6 +102,7 @@ const properties: INodeProperties[] = [
 			sendingHoursOption(true),
 		],
 	},
+	doNotSendField,
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['send'] } }, properties);

@@ -9,6 +9,7 @@ import { DELIVERY_WAIT } from './deliveryWait';
 import {
 	checkBalanceField,
 	defaultCountryOption,
+	doNotSendField,
 	dryRunOption,
 	maxCreditsOption,
 	numberCheckOption,
@@ -93,6 +94,7 @@ const properties: INodeProperties[] = [
 			resendUnknownOutcomeOption,
 		],
 	},
+	doNotSendField,
 ];
 
 export const description = updateDisplayOptions(

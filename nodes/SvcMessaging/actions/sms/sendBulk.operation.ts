@@ -10,6 +10,7 @@ import { errorCodeOf } from '../../transport/errors';
 import {
 	checkBalanceField,
 	defaultCountryOption,
+	doNotSendField,
 	dryRunOption,
 	maxCreditsOption,
 	numberCheckOption,
@@ -137,6 +138,7 @@ const properties: INodeProperties[] = [
 			sendingHoursOption(true),
 		],
 	},
+	doNotSendField,
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['sms'], operation: ['sendBulk'] } }, properties);

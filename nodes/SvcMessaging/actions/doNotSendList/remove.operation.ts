@@ -1,0 +1,12 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { numberFields, numberOf, withList } from './store';
+
+export const description = updateDisplayOptions({ show: { resource: ['doNotSendList'], operation: ['remove'] } }, numberFields);
+
+export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject> {
+	const phoneNumber = numberOf(this, i);
+	const removed = await withList(this, i, async (list) => await list.remove([phoneNumber]));
+	return { phoneNumber, onDoNotSendList: false, removed: removed === 1 };
+}
