@@ -3,7 +3,15 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ItemFailure } from '../../sending/outcomes';
 import { wrapError } from '../../transport/errors';
-import { defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
+import {
+	defaultCountryOption,
+	dryRunOption,
+	idempotencyKeyOption,
+	maxCreditsOption,
+	numberCheckOption,
+	rememberKeyOption,
+	scheduledAtOption,
+} from '../common.descriptions';
 import { balanceCheckField } from './campaignCredits';
 import { senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
 import { itemNumbers, numbersOfAllItems, prepareCampaign, type PreparedCampaign, type RecipientsSource } from './createBody';
@@ -124,12 +132,14 @@ const properties: INodeProperties[] = [
 			options: [
 				defaultCountryOption,
 				dryRunOption,
+				idempotencyKeyOption,
 				maxCreditsOption,
 				numberCheckOption,
+				rememberKeyOption,
 				{ ...scheduledAtOption, description: SCHEDULED_AT_DESCRIPTION },
 			],
 		},
-		{ options: [defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption] },
+		{ options: [defaultCountryOption, dryRunOption, idempotencyKeyOption, maxCreditsOption, numberCheckOption, rememberKeyOption] },
 	),
 ];
 

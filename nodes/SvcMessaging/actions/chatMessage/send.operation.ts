@@ -10,6 +10,8 @@ import { templateLocator, languageDescription } from '../chatTemplate/descriptio
 import {
 	defaultCountryOption,
 	dryRunOption,
+	idempotencyKeyOption,
+	rememberKeyOption,
 	maxCreditsOption,
 	numberCheckOption,
 	resendUnknownOutcomeOption,
@@ -177,8 +179,12 @@ const properties: INodeProperties[] = [
 			},
 			defaultCountryOption,
 			dryRunOption,
+	idempotencyKeyOption,
+	rememberKeyOption,
+			idempotencyKeyOption,
 			maxCreditsOption,
 			chatNumberCheckOption,
+			rememberKeyOption,
 			resendUnknownOutcomeOption,
 			sendingHoursOption(false),
 			{

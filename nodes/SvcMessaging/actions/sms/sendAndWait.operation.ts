@@ -9,6 +9,8 @@ import {
 	checkBalanceField,
 	defaultCountryOption,
 	dryRunOption,
+	idempotencyKeyOption,
+	rememberKeyOption,
 	maxCreditsOption,
 	numberCheckOption,
 	replaceLookalikesOption,
@@ -69,6 +71,9 @@ const properties: INodeProperties[] = [
 		options: [
 			defaultCountryOption,
 			dryRunOption,
+	idempotencyKeyOption,
+	rememberKeyOption,
+			idempotencyKeyOption,
 			maxCreditsOption,
 			numberCheckOption,
 			{
@@ -87,6 +92,7 @@ const properties: INodeProperties[] = [
 				default: '',
 				description: 'Your own reference (e.g. an order number), returned in delivery reports',
 			},
+			rememberKeyOption,
 			replaceLookalikesOption,
 			sendingHoursOption(false),
 			resendUnknownOutcomeOption,

@@ -11,8 +11,10 @@ import {
 	checkBalanceField,
 	defaultCountryOption,
 	dryRunOption,
+	idempotencyKeyOption,
 	maxCreditsOption,
 	numberCheckOption,
+	rememberKeyOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
 	scheduledAtOption,
@@ -122,6 +124,7 @@ const properties: INodeProperties[] = [
 		options: [
 			defaultCountryOption,
 			dryRunOption,
+			idempotencyKeyOption,
 			maxCreditsOption,
 			numberCheckOption,
 			{
@@ -131,6 +134,7 @@ const properties: INodeProperties[] = [
 				default: '',
 				description: 'Your reference for the batch, returned in delivery reports',
 			},
+			rememberKeyOption,
 			replaceLookalikesOption,
 			resendUnknownOutcomeOption,
 			scheduledAtOption,

@@ -1,0 +1,63 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { checkIdempotencyKey, checkRememberHours } from '../rules/idempotencyKey';
+import { baseUrlOf } from '../transport/credentials';
+import { wrapError } from '../transport/errors';
+import { digest, type SharedLimitConfig } from '../transport/redis';
+import type { ItemKey, RunKeys } from './idempotency';
+import { durableKeyStore, localKeyStore, type KeyStore } from './keyClaims';
+import { redisKeyStore } from './keyClaimsRedis';
+import type { ItemFailure } from './outcomes';
+import type { RunIdentity } from './ledger';
+
+/** The store opened on first use: a run whose items have no key never connects for it. */
+function lazyStore(open: () => Promise<KeyStore>): KeyStore {
+	let store: Promise<KeyStore> | undefined;
+	const get = async () => await (store ??= open().catch((error: unknown) => {
+		store = undefined;
+		throw error;
+	}));
+	return {
+		claim: async (asks, mine) => await (await get()).claim(asks, mine),
+		peek: async (digests) => await (await get()).peek(digests),
+		settle: async (ask, token, next) => await (await get()).settle(ask, token, next),
+	};
+}
+
+/**
+ * Options → Idempotency Key and Remember Key For (Hours) of every item, read and checked before
+ * any request (undefined when the option is not set: nothing is read per item). Keys are scoped by
+ * the account (a digest of the service's address and the API key, or the login): the same key
+ * from any workflow on the account is the same event. With the credential's shared Redis the
+ * claims live there; otherwise in this process and in n8n's database for this node.
+ */
+export async function readRunKeys(
+	ctx: IExecuteFunctions,
+	credentialsOf: () => Promise<IDataObject>,
+	identity: RunIdentity,
+	sharedOf: () => SharedLimitConfig | undefined,
+): Promise<RunKeys | undefined> {
+	const first = (ctx.getNodeParameter('options', 0, {}) ?? {}) as IDataObject;
+	if (!('idempotencyKey' in first)) return undefined;
+	const node = ctx.getNode();
+	const credentials = await credentialsOf();
+	const account = digest(`${baseUrlOf(credentials)}\u0000${String(credentials.apiKey ?? `account\u0000${String(credentials.email ?? '')}`)}`);
+	const items: Array<ItemKey | ItemFailure> = [];
+	const count = ctx.getInputData().length;
+	for (let i = 0; i < count; i++) {
+		try {
+			const key = checkIdempotencyKey(node, ctx.getNodeParameter('options.idempotencyKey', i, ''), i);
+			const hours = checkRememberHours(node, ctx.getNodeParameter('options.rememberKeyHours', i, ''), i);
+			items.push({ key, digest: digest(`${account}\u0000${key}`), ttlMs: Math.round(hours * 3600_000) });
+		} catch (error) {
+			const refused = wrapError(ctx, error, i);
+			if (!ctx.continueOnFail()) throw refused;
+			items.push({ ok: false, itemIndex: i, error: refused });
+		}
+	}
+	const store = lazyStore(async () => {
+		const shared = sharedOf();
+		return shared ? await redisKeyStore(shared) : durableKeyStore(localKeyStore, `${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers);
+	});
+	return { store, executionId: identity.executionId, workflowId: identity.workflowId, of: (i) => items[i] };
+}
