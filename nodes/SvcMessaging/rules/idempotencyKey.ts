@@ -18,11 +18,10 @@ const keySchema = textField({ max: IDEMPOTENCY_LIMITS.maxKeyCharacters, visible:
 
 const HOURS_RULE = `must be a number of hours from ${IDEMPOTENCY_LIMITS.minHours} to ${IDEMPOTENCY_LIMITS.maxHours}`;
 
-const hoursSchema = z.union([z.number(), z.string()], { errorMap: () => ({ message: HOURS_RULE }) }).pipe(
-	z.coerce
-		.number()
-		.refine((n) => Number.isFinite(n) && n >= IDEMPOTENCY_LIMITS.minHours && n <= IDEMPOTENCY_LIMITS.maxHours, { message: HOURS_RULE }),
-);
+const hoursSchema = z
+	.union([z.number(), z.string()], { errorMap: () => ({ message: HOURS_RULE }) })
+	.transform(Number)
+	.refine((n) => Number.isFinite(n) && n >= IDEMPOTENCY_LIMITS.minHours && n <= IDEMPOTENCY_LIMITS.maxHours, { message: HOURS_RULE });
 
 /** Item `i`'s "Idempotency Key": text that shows, at most 500 characters (kept as typed: the key is the user's). */
 export function checkIdempotencyKey(node: INode, value: unknown, itemIndex: number): string {

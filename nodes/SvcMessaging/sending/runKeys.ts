@@ -1,10 +1,11 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 
 import { checkIdempotencyKey, checkRememberHours } from '../rules/idempotencyKey';
 import { baseUrlOf } from '../transport/credentials';
 import { wrapError } from '../transport/errors';
 import { digest, type SharedLimitConfig } from '../transport/redis';
 import type { ItemKey, RunKeys } from './idempotency';
+import type { ProcessedData } from './durableMarks';
 import { durableKeyStore, localKeyStore, type KeyStore } from './keyClaims';
 import { redisKeyStore } from './keyClaimsRedis';
 import type { ItemFailure } from './outcomes';
@@ -31,33 +32,40 @@ function lazyStore(open: () => Promise<KeyStore>): KeyStore {
  * from any workflow on the account is the same event. With the credential's shared Redis the
  * claims live there; otherwise in this process and in n8n's database for this node.
  */
-export async function readRunKeys(
-	ctx: IExecuteFunctions,
-	credentialsOf: () => Promise<IDataObject>,
-	identity: RunIdentity,
-	sharedOf: () => SharedLimitConfig | undefined,
-): Promise<RunKeys | undefined> {
-	const first = (ctx.getNodeParameter('options', 0, {}) ?? {}) as IDataObject;
-	if (!('idempotencyKey' in first)) return undefined;
-	const node = ctx.getNode();
-	const credentials = await credentialsOf();
+/** What the keys need of n8n's context (sendRun.ts reads it). */
+export interface KeySource {
+	node: INode;
+	continueOnFail: boolean;
+	/** Options of the first item: whether the option is set at all */
+	firstOptions: IDataObject;
+	items: number;
+	/** an option of item i */
+	option(name: string, i: number): unknown;
+	helpers: ProcessedData;
+	credentials(): Promise<IDataObject>;
+	shared(): SharedLimitConfig | undefined;
+}
+
+export async function readRunKeys(source: KeySource, identity: RunIdentity): Promise<RunKeys | undefined> {
+	if (!('idempotencyKey' in source.firstOptions)) return undefined;
+	const { node } = source;
+	const credentials = await source.credentials();
 	const account = digest(`${baseUrlOf(credentials)}\u0000${String(credentials.apiKey ?? `account\u0000${String(credentials.email ?? '')}`)}`);
 	const items: Array<ItemKey | ItemFailure> = [];
-	const count = ctx.getInputData().length;
-	for (let i = 0; i < count; i++) {
+	for (let i = 0; i < source.items; i++) {
 		try {
-			const key = checkIdempotencyKey(node, ctx.getNodeParameter('options.idempotencyKey', i, ''), i);
-			const hours = checkRememberHours(node, ctx.getNodeParameter('options.rememberKeyHours', i, ''), i);
+			const key = checkIdempotencyKey(node, source.option('idempotencyKey', i), i);
+			const hours = checkRememberHours(node, source.option('rememberKeyHours', i), i);
 			items.push({ key, digest: digest(`${account}\u0000${key}`), ttlMs: Math.round(hours * 3600_000) });
 		} catch (error) {
-			const refused = wrapError(ctx, error, i);
-			if (!ctx.continueOnFail()) throw refused;
+			const refused = wrapError({ getNode: () => node }, error, i);
+			if (!source.continueOnFail) throw refused;
 			items.push({ ok: false, itemIndex: i, error: refused });
 		}
 	}
 	const store = lazyStore(async () => {
-		const shared = sharedOf();
-		return shared ? await redisKeyStore(shared) : durableKeyStore(localKeyStore, `${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers);
+		const shared = source.shared();
+		return shared ? await redisKeyStore(shared) : durableKeyStore(localKeyStore, `${identity.workflowId}\u0000${identity.nodeId}`, source.helpers);
 	});
 	return { store, executionId: identity.executionId, workflowId: identity.workflowId, of: (i) => items[i] };
 }

@@ -119,7 +119,19 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 	const apiCredentials = kind === 'apiKey' ? await getServiceCredentials.call(ctx, 'apiKey') : undefined;
 	const identity = runIdentityOf(ctx);
 	// Every item's key is checked before any request, as the policies are.
-	const keys = await readRunKeys(ctx, async () => apiCredentials ?? (await getServiceCredentials.call(ctx, kind)), identity, () => apiCredentials && sharedLimitOf(apiCredentials));
+	const keys = await readRunKeys(
+		{
+			node,
+			continueOnFail,
+			firstOptions: (ctx.getNodeParameter('options', 0, {}) ?? {}) as IDataObject,
+			items: ctx.getInputData().length,
+			option: (name, i) => ctx.getNodeParameter(`options.${name}`, i, ''),
+			helpers: ctx.helpers,
+			credentials: async () => apiCredentials ?? (await getServiceCredentials.call(ctx, kind)),
+			shared: () => apiCredentials && sharedLimitOf(apiCredentials),
+		},
+		identity,
+	);
 	if (creditsNeeded !== undefined) await assertBalance(node, async () => await getBalance(ctx), creditsNeeded);
 	let ledger: SendLedger;
 	let cap = UNCAPPED;
