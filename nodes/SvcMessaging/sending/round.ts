@@ -63,8 +63,9 @@ export interface RoundOptions<U extends SendUnit, W> {
 /**
  * The send-once round, the only place that decides whether a message goes out: the user's
  * policies first (policies.ts: Sending Hours → Sender ID Automatic → Max Credits → Dry Run), then
- * ledger look-up → skip what an earlier try sent, refuse what it may have sent → the agents'
- * message cap → per post: "under way" in the ledger, post, record its outcomes. (The balance, the
+ * ledger look-up → skip what an earlier try sent, refuse what it may have sent → Idempotency Key
+ * (idempotency.ts: a key claimed before its message goes, a key used before answers its first
+ * result) → the agents' message cap → per post: "under way" in the ledger, post, record its outcomes. (The balance, the
  * key's limiter and the ledger were opened with the run: sendRun.ts.)
  *
  * A unit accepted before is reported again (`alreadySent: true`); one whose earlier outcome is
