@@ -15,6 +15,7 @@ import { apiKeyCredentials, SEED_KEYS, sendBulkParameters, sendParameters } from
 import { clearLocalKeys } from '../../nodes/SvcMessaging/sending/keyClaims';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
 import { OPTED_IN } from '../chat/helpers';
+import { createParameters, credentials as campaignCredentials } from '../campaign/helpers';
 
 const emu = useEmulator();
 let n = 0;
@@ -139,6 +140,34 @@ describe('Idempotency Key without the shared Redis (this process, n8n’s databa
 		expect(first).toMatchObject({ accepted: true });
 		expect(again).toMatchObject({ alreadySent: true, idempotencyKey: key });
 		expect(emu.control.requests().filter((r) => r.method === 'POST' && r.path.startsWith('/api/chat/messages'))).toHaveLength(1);
+	});
+
+	it('SMS → Send and Wait: a second execution with the key sends nothing and follows the first message to its delivery', async () => {
+		const parameters = keyed({ operation: 'sendAndWaitForDelivery', waitMode: 'polling', timeout: 30 }, { pollInterval: 1 });
+		const first = await executeNode({ parameters, credentials: apiKeyCredentials(emu.url), executionId: `idem-${n}-w1` }, [{ phone: KE, key }]);
+		const again = await executeNode({ parameters, credentials: apiKeyCredentials(emu.url), executionId: `idem-${n}-w2` }, [{ phone: KE, key }]);
+		expect(smsTo(KE)).toHaveLength(1);
+		expect(first[0][0].json).toMatchObject({ delivered: true });
+		expect(again[0][0].json).toMatchObject({ delivered: true, alreadySent: true, idempotencyKey: key, messageId: first[0][0].json.messageId });
+	});
+
+	it('SMS → Send and Wait after n8n restarted: a key n8n’s database knows as sent (no message ID) is refused, not sent, not waited for', async () => {
+		const parameters = keyed({ operation: 'sendAndWaitForDelivery', waitMode: 'polling', timeout: 30 }, { pollInterval: 1 });
+		await executeNode({ parameters, credentials: apiKeyCredentials(emu.url), executionId: `idem-${n}-z1` }, [{ phone: KE, key }]);
+		clearLocalKeys();
+		clearLocalLedger();
+		const again = await attempt({ parameters, credentials: apiKeyCredentials(emu.url), executionId: `idem-${n}-z2` }, [{ phone: KE, key }]);
+		expect(again.error?.message).toContain(`Idempotency Key "${key}" was sent by an earlier execution, and n8n’s database keeps no message ID`);
+		expect(smsTo(KE)).toHaveLength(1);
+	});
+
+	it('Campaign → Create: a second execution with the key creates no second campaign', async () => {
+		const parameters = { resource: 'campaign', ...createParameters({ options: { idempotencyKey: '={{ $json.key }}' } }) };
+		const creds = campaignCredentials(emu.url);
+		const [first] = await send({ parameters, credentials: creds, executionId: `idem-${n}-p1` }, [{ key }]);
+		const [again] = await send({ parameters, credentials: creds, executionId: `idem-${n}-p2` }, [{ key }]);
+		expect(emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/sms/campaigns')).toHaveLength(1);
+		expect(again).toMatchObject({ alreadySent: true, idempotencyKey: key, id: first.id });
 	});
 
 	it('a bad key or time is refused before any request, naming the item, the field, the value and the rule', async () => {

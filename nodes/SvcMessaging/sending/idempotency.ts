@@ -16,6 +16,8 @@ export interface RunKeys {
 	readonly store: KeyStore;
 	readonly executionId: string;
 	readonly workflowId: string;
+	/** Send and Wait follows each message by its ID, which a key kept in n8n's database does not have */
+	readonly followsMessages?: boolean;
 	/** the item's key, its refusal (Continue On Fail), or undefined: no key */
 	of(itemIndex: number): ItemKey | ItemFailure | undefined;
 }
@@ -95,6 +97,10 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 				group.left = group.units.length;
 				for (const unit of group.units) groupOf.set(unit, group);
 				post.push(...group.units);
+			} else if (claim.state === 'sent' && claim.durable && keys.followsMessages) {
+				answer(group, (_, i) =>
+					refusal(node, i, `the message of Idempotency Key "${key}" was sent by an earlier execution, and n8n’s database keeps no message ID, so its delivery cannot be followed`, 'It is not sent again. The dashboard’s message log shows its delivery.', UNKNOWN_OUTCOME),
+				);
 			} else if (claim.state === 'sent') {
 				answer(group, (position) => ({ ok: true, json: repeated(claim, key, position) }));
 			} else if (claim.state === 'unknown' && resendUnknown && (await keys.store.settle(group.ask, claim.token, mine))) {

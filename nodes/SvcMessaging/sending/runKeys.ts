@@ -46,7 +46,7 @@ export interface KeySource {
 	shared(): SharedLimitConfig | undefined;
 }
 
-export async function readRunKeys(source: KeySource, identity: RunIdentity): Promise<RunKeys | undefined> {
+export async function readRunKeys(source: KeySource, identity: RunIdentity, followsMessages = false): Promise<RunKeys | undefined> {
 	if (!('idempotencyKey' in source.firstOptions)) return undefined;
 	const { node } = source;
 	const credentials = await source.credentials();
@@ -67,5 +67,5 @@ export async function readRunKeys(source: KeySource, identity: RunIdentity): Pro
 		const shared = source.shared();
 		return shared ? await redisKeyStore(shared) : durableKeyStore(localKeyStore, `${identity.workflowId}\u0000${identity.nodeId}`, source.helpers);
 	});
-	return { store, executionId: identity.executionId, workflowId: identity.workflowId, of: (i) => items[i] };
+	return { store, executionId: identity.executionId, workflowId: identity.workflowId, followsMessages, of: (i) => items[i] };
 }

@@ -131,6 +131,7 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 			shared: () => apiCredentials && sharedLimitOf(apiCredentials),
 		},
 		identity,
+		followsMessages,
 	);
 	if (creditsNeeded !== undefined) await assertBalance(node, async () => await getBalance(ctx), creditsNeeded);
 	let ledger: SendLedger;
