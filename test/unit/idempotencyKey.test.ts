@@ -5,7 +5,9 @@
 import type { INode } from 'n8n-workflow';
 
 import { checkIdempotencyKey, checkRememberHours } from '../../nodes/SvcMessaging/rules/idempotencyKey';
-import { clearLocalKeys, current, KEY_CLAIMS, localKeyStore, type KeyClaim } from '../../nodes/SvcMessaging/sending/keyClaims';
+import { claimKeys, type RunKeys } from '../../nodes/SvcMessaging/sending/idempotency';
+import { clearLocalKeys, current, KEY_CLAIMS, localKeyStore, type KeyClaim, type KeyStore } from '../../nodes/SvcMessaging/sending/keyClaims';
+import type { Outcome } from '../../nodes/SvcMessaging/sending/outcomes';
 
 const node = { name: 'SVC Messaging' } as INode;
 const refusal = (check: () => unknown) => {
@@ -74,5 +76,54 @@ describe('Idempotency Key: claims in this process', () => {
 		const old = claim('a', Date.now() - KEY_CLAIMS.staleMs - 1);
 		expect(current(old)).toMatchObject({ state: 'unknown', token: 'a' });
 		expect(current(claim('b'))).toMatchObject({ state: 'pending' });
+	});
+});
+
+describe('Idempotency Key: a key in progress elsewhere (sending/idempotency.ts)', () => {
+	afterEach(() => {
+		jest.useRealTimers();
+		clearLocalKeys();
+	});
+	const keys = (store: KeyStore): RunKeys => ({ store, executionId: 'e-2', workflowId: 'w', of: () => ({ key: 'order-1', digest: 'd9', ttlMs: 60_000 }) });
+	const elsewhere = (): KeyClaim => ({ state: 'pending', token: 'other', executionId: 'e-1', workflowId: 'w', at: Date.now() });
+
+	it('is waited for, then its result is answered (alreadySent), nothing posted', async () => {
+		jest.useFakeTimers();
+		await localKeyStore.claim([{ digest: 'd9', ttlMs: 60_000 }], elsewhere());
+		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
+		const claimed = claimKeys(node, keys(localKeyStore), [unit], false);
+		await jest.advanceTimersByTimeAsync(1_000);
+		await localKeyStore.settle({ digest: 'd9', ttlMs: 60_000 }, 'other', { ...elsewhere(), state: 'sent', sentAt: 'then', results: [{ messageId: 'm-1' }] });
+		await jest.advanceTimersByTimeAsync(KEY_CLAIMS.pollMs);
+		const { post } = await claimed;
+		expect(post).toEqual([]);
+		expect(unit.outcome).toEqual({ ok: true, json: { messageId: 'm-1', alreadySent: true, idempotencyKey: 'order-1', sentIn: { executionId: 'e-1', workflowId: 'w', at: 'then' } } });
+	});
+
+	it(`is refused after KEY_CLAIMS.waitMs (${KEY_CLAIMS.waitMs / 1000} s) without an answer: IDEMPOTENCY_KEY_HELD, nothing posted`, async () => {
+		jest.useFakeTimers();
+		await localKeyStore.claim([{ digest: 'd9', ttlMs: 60_000 }], elsewhere());
+		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
+		const claimed = claimKeys(node, keys(localKeyStore), [unit], false);
+		await jest.advanceTimersByTimeAsync(KEY_CLAIMS.waitMs + KEY_CLAIMS.pollMs);
+		const { post } = await claimed;
+		expect(post).toEqual([]);
+		expect(unit.outcome?.ok).toBe(false);
+		const error = (unit.outcome as { error: Error & { description?: string; context: { errorCode?: string } } }).error;
+		expect(error.message).toMatch(/^Item 0: the message of Idempotency Key "order-1" is being sent by execution e-1 at .+, which has not answered yet$/);
+		expect(error.context.errorCode).toBe('IDEMPOTENCY_KEY_HELD');
+	});
+
+	it('a released key (the other send was refused before sending) is claimed and posted', async () => {
+		jest.useFakeTimers();
+		await localKeyStore.claim([{ digest: 'd9', ttlMs: 60_000 }], elsewhere());
+		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
+		const claimed = claimKeys(node, keys(localKeyStore), [unit], false);
+		await jest.advanceTimersByTimeAsync(500);
+		await localKeyStore.settle({ digest: 'd9', ttlMs: 60_000 }, 'other', undefined);
+		await jest.advanceTimersByTimeAsync(KEY_CLAIMS.pollMs);
+		const { post } = await claimed;
+		expect(post).toEqual([unit]);
+		expect((await localKeyStore.peek(['d9']))[0]).toMatchObject({ state: 'pending', executionId: 'e-2' });
 	});
 });

@@ -145,7 +145,7 @@ export const idempotencyKeyOption: INodeProperties = {
 	placeholder: 'order-{{ $json.orderNumber }}-shipped',
 	description:
 		'A name for the business event this message is for. A second send with the same key, from any execution or workflow on this account, sends nothing and outputs the first result (alreadySent: true, its message ID, when and in which execution).',
-	hint: 'E.g. order-{{ $json.id }}-shipped. Across n8n processes and restarts this needs the shared Redis of the credential.',
+	hint: 'E.g. order-{{ $json.id }}-shipped. Across n8n processes (queue mode), and across workflows after n8n restarts, this needs the credential\'s shared Redis.',
 };
 
 /** With Idempotency Key: how long a key is remembered. */
