@@ -127,3 +127,21 @@ describe('Idempotency Key: a key in progress elsewhere (sending/idempotency.ts)'
 		expect((await localKeyStore.peek(['d9']))[0]).toMatchObject({ state: 'pending', executionId: 'e-2' });
 	});
 });
+
+describe('Idempotency Key: a claim left in progress (its execution stopped, or still sending a long run)', () => {
+	afterEach(clearLocalKeys);
+
+	it('is refused as of unknown outcome, and not taken over even with Resend Messages With Unknown Outcome', async () => {
+		const old: KeyClaim = { state: 'pending', token: 'other', executionId: 'e-1', workflowId: 'w', at: Date.now() - KEY_CLAIMS.staleMs - 1 };
+		await localKeyStore.claim([{ digest: 'd7', ttlMs: 3_600_000 }], old);
+		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
+		const runKeys: RunKeys = { store: localKeyStore, executionId: 'e-2', workflowId: 'w', of: () => ({ key: 'order-7', digest: 'd7', ttlMs: 3_600_000 }) };
+		const { post } = await claimKeys(node, runKeys, [unit], true);
+		expect(post).toEqual([]);
+		const error = (unit.outcome as { error: Error & { description?: string; context: { errorCode?: string } } }).error;
+		expect(error.message).toContain('Item 0: the message of Idempotency Key "order-7" may already have been sent (it has been in progress for more than 10 minutes');
+		expect(error.description).toContain('to send it anyway, use another key');
+		expect(error.context.errorCode).toBe('UNKNOWN_OUTCOME');
+		expect((await localKeyStore.peek(['d7']))[0]).toMatchObject({ token: 'other' });
+	});
+});

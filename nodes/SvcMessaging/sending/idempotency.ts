@@ -103,14 +103,15 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 				);
 			} else if (claim.state === 'sent') {
 				answer(group, (position) => ({ ok: true, json: repeated(claim, key, position) }));
-			} else if (claim.state === 'unknown' && resendUnknown && (await keys.store.settle(group.ask, claim.token, mine))) {
+			} else if (claim.state === 'unknown' && resendUnknown && !claim.stale && (await keys.store.settle(group.ask, claim.token, mine))) {
+				// (A claim merely left in progress is not taken over: its execution may still be sending it.)
 				group.left = group.units.length;
 				for (const unit of group.units) groupOf.set(unit, group);
 				post.push(...group.units);
 			} else if (claim.state === 'unknown') {
 				const where = claim.durable ? 'an earlier execution (kept in n8n’s database)' : since(claim);
 				answer(group, (_, i) =>
-					refusal(node, i, `the message of Idempotency Key "${key}" may already have been sent (${claim.message ?? 'its outcome is unknown'}; ${where})`, 'It is not sent again, so that nobody gets it twice. Check the message log in the dashboard; to send it anyway, turn on "Resend Messages With Unknown Outcome", or use another key.', UNKNOWN_OUTCOME),
+					refusal(node, i, `the message of Idempotency Key "${key}" may already have been sent (${claim.message ?? 'its outcome is unknown'}; ${where})`, `It is not sent again, so that nobody gets it twice. Check the message log in the dashboard; to send it anyway, ${claim.stale ? 'use another key' : 'turn on "Resend Messages With Unknown Outcome", or use another key'}.`, UNKNOWN_OUTCOME),
 				);
 			} else if (Date.now() < waitUntil) waiting.push(group);
 			else {

@@ -26,6 +26,8 @@ export interface KeyClaim {
 	message?: string;
 	/** the claim comes from n8n's database (before a restart): no execution, time or output kept */
 	durable?: boolean;
+	/** read as unknown because it stayed in progress too long: its holder may still be sending a long run */
+	stale?: boolean;
 }
 
 export interface KeyAsk {
@@ -61,7 +63,7 @@ export const KEY_CLAIMS = {
 /** What "in progress" means when read: a claim left in progress too long is of unknown outcome. */
 export function current(claim: KeyClaim | undefined, now = Date.now()): KeyClaim | undefined {
 	if (claim?.state === 'pending' && now - claim.at > KEY_CLAIMS.staleMs) {
-		return { ...claim, state: 'unknown', message: 'it was being sent by an execution that did not record its answer' };
+		return { ...claim, state: 'unknown', stale: true, message: 'it has been in progress for more than 10 minutes: its execution stopped, or is still sending a long run' };
 	}
 	return claim;
 }
