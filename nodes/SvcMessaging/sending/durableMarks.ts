@@ -143,6 +143,11 @@ export async function onNodeRow<T>(scopeKey: string, helpers: ProcessedData, cal
 	return await row.serial(call);
 }
 
+/** Adds marks to the node's row in its next group write (keyClaims.ts's "sent" marks). */
+export async function addNodeMarks(scopeKey: string, helpers: ProcessedData, marks: string[]): Promise<void> {
+	await rowOf(scopeKey, helpers).add(marks);
+}
+
 /** The durable marks of one workflow's node, kept in n8n's database through `helpers`. */
 export function durableMarks(scopeKey: string, helpers: ProcessedData): DurableMarks {
 	const node = rowOf(scopeKey, helpers);

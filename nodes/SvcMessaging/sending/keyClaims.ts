@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { onNodeRow, type ProcessedData } from './durableMarks';
+import { addNodeMarks, onNodeRow, type ProcessedData } from './durableMarks';
 import { SEND_LEDGER } from './ledgerBounds';
 
 /**
@@ -58,6 +58,12 @@ export const KEY_CLAIMS = {
 	maxLocalKeys: 100_000,
 	/** n8n's database: a claim is marked in every bucket of this length it covers */
 	durableBucketMs: 3 * 3600_000,
+	/**
+	 * n8n's database: keys of one run marked there (up to 2 × 25 marks each); the rest are claimed in
+	 * this process only, so that a large keyed Send Bulk does not push the send ledger's own marks out
+	 * of the node's row (its last 200,000)
+	 */
+	durableMaxKeys: 2_000,
 } as const;
 
 /** What "in progress" means when read: a claim left in progress too long is of unknown outcome. */
@@ -121,11 +127,14 @@ export function durableKeyStore(inner: KeyStore, scopeKey: string, helpers: Proc
 	const row = <T>(call: (h: ProcessedData) => Promise<T>) => onNodeRow(scopeKey, helpers, call);
 	// The ledger's own row and bound: every call trims the row to it.
 	const options = { mode: 'entries' as const, maxEntries: SEND_LEDGER.durable.maxMarks };
+	/** the keys this run marked in the row: only theirs are settled there */
+	const marked = new Set<string>();
 	return {
 		async claim(asks, mine) {
 			const answers = await inner.claim(asks, mine);
-			const fresh = asks.filter((_, n) => !answers[n]);
+			const fresh = asks.filter((_, n) => !answers[n]).slice(0, KEY_CLAIMS.durableMaxKeys);
 			if (fresh.length === 0) return answers;
+			for (const ask of fresh) marked.add(ask.digest);
 			const now = bucket(mine.at);
 			const before = await row(async (h) => {
 				const seen = new Set((await h.checkProcessedAndRecord(fresh.map((a) => claimMark(a.digest, now)), 'node', options)).processed.map(String));
@@ -158,9 +167,11 @@ export function durableKeyStore(inner: KeyStore, scopeKey: string, helpers: Proc
 			const mine = await inner.peek([ask.digest]);
 			const settled = await inner.settle(ask, token, next);
 			const at = mine[0]?.at ?? Date.now();
-			if (!settled) return false;
+			if (!settled || !marked.has(ask.digest)) return settled;
 			if (next?.state === 'sent') {
-				await row(async (h) => await h.checkProcessedAndRecord(covered(at, ask.ttlMs).map((b) => sentMark(ask.digest, b)), 'node', options)).catch(() => undefined);
+				// Not awaited: the node's next group write takes them (a later claim reads after it). A crash
+				// before it leaves the key claimed without "sent": of unknown outcome after the restart, never sent again.
+				void addNodeMarks(scopeKey, helpers, covered(at, ask.ttlMs).map((b) => sentMark(ask.digest, b))).catch(() => undefined);
 			} else if (!next) {
 				await row(async (h) => await h.removeProcessed(covered(at, ask.ttlMs).map((b) => claimMark(ask.digest, b)), 'node', options)).catch(() => undefined);
 			}
