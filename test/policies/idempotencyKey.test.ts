@@ -241,3 +241,17 @@ describe('Idempotency Key with the shared Redis', () => {
 		}
 	});
 });
+
+describe('Idempotency Key: the same key on two items whose first was not sent', () => {
+	it('the first refused by the service: the second is refused too, naming the first item; nothing sent', async () => {
+		const GH = '+233241000333';
+		const { output } = await executeNodeWithHints(
+			{ parameters: keyed({ senderId: { __rl: true, mode: 'id', value: 'ACMEKE' } }), credentials: apiKeyCredentials(emu.url), settings: { onError: 'continueRegularOutput' } },
+			[{ phone: GH, key }, { phone: GH, key }],
+		);
+		expect(output[0].map((i) => i.json.errorCode)).toEqual(['INVALID_SENDER_ID', 'IDEMPOTENCY_KEY_HELD']);
+		expect(output[0][1].json.errorMessage).toBe(`Item 1: Idempotency Key "${key}" is also item 0's, whose message was not sent`);
+		expect(output[0].map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		expect(smsTo(GH)).toHaveLength(0);
+	});
+});

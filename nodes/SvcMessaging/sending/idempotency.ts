@@ -127,6 +127,8 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 	const order = new Map(units.map((unit, n) => [unit, n]));
 	post.sort((a, b) => order.get(a)! - order.get(b)!);
 
+	const notSentRepeat = (itemIndex: number, group: Group<U>) =>
+		refusal(node, itemIndex, `Idempotency Key "${group.ask.key}" is also item ${group.owner}'s, whose message was not sent`, 'Nothing was sent for this item: one message per key.', IDEMPOTENCY_KEY_HELD);
 	const settleGroup = async (group: Group<U>) => {
 		const accepted = group.outcomes.filter((o): o is Extract<Outcome, { ok: true }> => o.ok);
 		let next: KeyClaim | undefined;
@@ -136,9 +138,9 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 		await keys.store.settle(group.ask, mine.token, next).catch(() => undefined);
 		const claim = next ?? mine;
 		for (const [unit, position] of group.repeats) {
-			unit.outcome = next?.state === 'sent'
-				? { ok: true, json: repeated(claim, group.ask.key, position) }
-				: refusal(node, unit.itemIndex, `Idempotency Key "${group.ask.key}" is also item ${group.owner}'s, whose message was not sent`, 'Nothing was sent for this item: one message per key.', IDEMPOTENCY_KEY_HELD);
+			if (next?.state === 'sent') unit.outcome = { ok: true, json: repeated(claim, group.ask.key, position) };
+			else if (next) unit.outcome = refusal(node, unit.itemIndex, `Idempotency Key "${group.ask.key}" is also item ${group.owner}'s, whose message may have been sent (its answer was lost)`, 'Nothing was sent for this item: one message per key. Check the message log in the dashboard.', UNKNOWN_OUTCOME);
+			else unit.outcome = notSentRepeat(unit.itemIndex, group);
 		}
 	};
 	return {
@@ -165,9 +167,7 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 			for (const group of new Set(groupOf.values())) {
 				if (group.started) continue;
 				await keys.store.settle(group.ask, mine.token, undefined).catch(() => undefined);
-				for (const [unit] of group.repeats) {
-					unit.outcome ??= refusal(node, unit.itemIndex, `Idempotency Key "${group.ask.key}" is also item ${group.owner}'s, whose message was not sent`, 'Nothing was sent for this item: one message per key.', IDEMPOTENCY_KEY_HELD);
-				}
+				for (const [unit] of group.repeats) unit.outcome ??= notSentRepeat(unit.itemIndex, group);
 			}
 		},
 	};
