@@ -20,6 +20,9 @@ afterAll(async () => {
 
 const PHONE = '+254712345678';
 const BAD = '={{ $json.bad }}';
+/** Options → Idempotency Key and Remember Key For (Hours): refused before any request. */
+const IDEMPOTENCY_KEYS: unknown[] = ['', '   ', '\u200b', 'k'.repeat(501), 'order-{{ $json.id }}', { id: 1 }, [1]];
+const KEY_HOURS: unknown[] = [0, 73, -1, 'a day', { h: 1 }];
 const rl = (value: string, mode = 'id') => ({ __rl: true, mode, value });
 const apiKey = () => apiKeyCredentials(emu.url);
 const account = () => accountCredentials(emu.url);
@@ -135,6 +138,11 @@ const CASES: Case[] = [
 	{ operation: 'SMS → Send', field: 'Delivery Report URL', values: URLS, parameters: sms('send', { options: { webhookUrl: BAD } }), credentials: apiKey },
 	{ operation: 'SMS → Send', field: 'Scheduled Time', values: FUTURE_TIME, parameters: sms('send', { options: { scheduledAt: BAD } }), credentials: apiKey },
 	{ operation: 'SMS → Send', field: 'Max Credits', values: [-1, 'lots', OBJECT, LIST, NaN], parameters: sms('send', { options: { maxCredits: BAD } }), credentials: apiKey },
+	{ operation: 'SMS → Send', field: 'Idempotency Key', values: IDEMPOTENCY_KEYS, parameters: sms('send', { options: { idempotencyKey: BAD } }), credentials: apiKey },
+	{ operation: 'SMS → Send', field: 'Remember Key For (Hours)', values: KEY_HOURS, parameters: sms('send', { options: { idempotencyKey: 'order-1', rememberKeyHours: BAD } }), credentials: apiKey },
+	{ operation: 'SMS → Send Bulk', field: 'Idempotency Key', values: IDEMPOTENCY_KEYS, parameters: bulk({ options: { idempotencyKey: BAD } }), credentials: apiKey, item: (bad) => ({ bad, phone: PHONE }) },
+	{ operation: 'Chat Message → Send', field: 'Idempotency Key', values: IDEMPOTENCY_KEYS, parameters: chat({ options: { idempotencyKey: BAD } }), credentials: apiKey },
+	{ operation: 'Campaign → Create', field: 'Remember Key For (Hours)', values: KEY_HOURS, parameters: createCampaign({ options: { idempotencyKey: 'march-1', rememberKeyHours: BAD } }), credentials: account },
 	{
 		operation: 'SMS → Send',
 		field: 'Allowed From',

@@ -54,6 +54,8 @@ export interface NodeSetup {
 	/** Node settings as n8n stores them. */
 	settings?: Partial<Pick<INode, 'onError' | 'retryOnFail' | 'maxTries'>>;
 	executionId?: string;
+	/** The workflow's id (default workflow-under-test): another id is another workflow */
+	workflowId?: string;
 	/** The node's version as the workflow saved it; default 1 (the version the suites were written for). */
 	typeVersion?: number;
 	/** n8n's execution mode; 'retry' is what the executions list's Retry starts. Default 'manual'. */
@@ -83,7 +85,7 @@ function buildNode(setup: NodeSetup): { workflow: Workflow; node: INode } {
 		...setup.settings,
 	};
 	const workflow = new Workflow({
-		id: 'workflow-under-test',
+		id: setup.workflowId ?? 'workflow-under-test',
 		name: 'test',
 		nodes: [draft],
 		connections: {},

@@ -136,6 +136,28 @@ export const dryRunOption: INodeProperties = {
 	hint: 'Nothing is sent and nothing is charged while this is on',
 };
 
+/** Every sending operation (sending/idempotency.ts): one message per business event. */
+export const idempotencyKeyOption: INodeProperties = {
+	displayName: 'Idempotency Key',
+	name: 'idempotencyKey',
+	type: 'string',
+	default: '',
+	placeholder: 'order-{{ $json.orderNumber }}-shipped',
+	description:
+		'A name for the business event this message is for. A second send with the same key, from any execution or workflow on this account, sends nothing and outputs the first result (alreadySent: true, its message ID, when and in which execution).',
+	hint: 'E.g. order-{{ $json.id }}-shipped. Across n8n processes (queue mode), and across workflows after n8n restarts, this needs the credential\'s shared Redis.',
+};
+
+/** With Idempotency Key: how long a key is remembered. */
+export const rememberKeyOption: INodeProperties = {
+	displayName: 'Remember Key For (Hours)',
+	name: 'rememberKeyHours',
+	type: 'number',
+	default: 24,
+	typeOptions: { minValue: 1, maxValue: 72 },
+	description: 'How long an Idempotency Key holds back a second send: 1 to 72 hours',
+};
+
 /** Every sending operation (sending/policies.ts): the run's credit estimate must not exceed it. */
 export const maxCreditsOption: INodeProperties = {
 	displayName: 'Max Credits',

@@ -129,12 +129,28 @@ class NodeRow {
 
 const rows = new Map<string, NodeRow>();
 
-/** The durable marks of one workflow's node, kept in n8n's database through `helpers`. */
-export function durableMarks(scopeKey: string, helpers: ProcessedData): DurableMarks {
+function rowOf(scopeKey: string, helpers: ProcessedData): NodeRow {
 	let row = rows.get(scopeKey);
 	if (row) row.use(helpers);
 	else rows.set(scopeKey, (row = new NodeRow(helpers)));
-	const node = row;
+	return row;
+}
+
+/** Runs `call` on the node's row once every call and mark queued before it is written (keyClaims.ts shares the row). */
+export async function onNodeRow<T>(scopeKey: string, helpers: ProcessedData, call: (helpers: ProcessedData) => Promise<T>): Promise<T> {
+	const row = rowOf(scopeKey, helpers);
+	await row.written();
+	return await row.serial(call);
+}
+
+/** Adds marks to the node's row in its next group write (keyClaims.ts's "sent" marks). */
+export async function addNodeMarks(scopeKey: string, helpers: ProcessedData, marks: string[]): Promise<void> {
+	await rowOf(scopeKey, helpers).add(marks);
+}
+
+/** The durable marks of one workflow's node, kept in n8n's database through `helpers`. */
+export function durableMarks(scopeKey: string, helpers: ProcessedData): DurableMarks {
+	const node = rowOf(scopeKey, helpers);
 	const bucketsNow = () => {
 		const now = halfDay(Date.now());
 		return [now, now - 1];

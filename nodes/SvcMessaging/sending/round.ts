@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { mayHaveBeenProcessed } from '../transport/errors';
 import { RedisUnavailable } from '../transport/redis';
+import { claimKeys, peekKeys } from './idempotency';
 import type { EarlierEntry, LedgerEntry } from './ledger';
 import type { ItemFailure, Outcome } from './outcomes';
 import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling, type SharedSendTime } from './policies';
@@ -67,8 +68,9 @@ export interface RoundOptions<U extends SendUnit, W> {
 /**
  * The send-once round, the only place that decides whether a message goes out: the user's
  * policies first (policies.ts: Do-Not-Send List → Sending Hours → Sender ID Automatic → Max Credits → Dry Run), then
- * ledger look-up → skip what an earlier try sent, refuse what it may have sent → the agents'
- * message cap → per post: "under way" in the ledger, post, record its outcomes. (The balance, the
+ * ledger look-up → skip what an earlier try sent, refuse what it may have sent → Idempotency Key
+ * (idempotency.ts: a key claimed before its message goes, a key used before answers its first
+ * result) → the agents' message cap → per post: "under way" in the ledger, post, record its outcomes. (The balance, the
  * key's limiter and the ledger were opened with the run: sendRun.ts.)
  *
  * A unit accepted before is reported again (`alreadySent: true`); one whose earlier outcome is
@@ -86,7 +88,7 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		if (unit.deferred) unit.deferred = undefined;
 		if (unit.sender) unit.sender = undefined;
 	}
-	// Redis (the do-not-send list, the shared ledger) failed: these units fail unsent with its error.
+	// Redis (the do-not-send list, the shared ledger, the keys) failed: these units fail unsent with its error.
 	const failUnsent = (failed: U[], error: unknown) => {
 		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
 		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(node, error, unit.itemIndex) };
@@ -125,10 +127,11 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 			const sender = unit.sender ? { senderId: unit.sender } : undefined;
 			unit.outcome = { ok: true, json: { ...price(unit), ...when, ...sender, dryRun: true } };
 		}
+		// Idempotency Key: whether each key is used already; nothing claimed.
+		if (run.keys) await peekKeys(run.keys, pending).catch((error: unknown) => failUnsent(pending, error));
 		run.hint(dryRunNote(pending.length, estimate, budget, options.noun));
 		return units.map((unit) => unit.outcome!);
 	}
-	let used = 0;
 	if (ledger.consult) {
 		const asked = pending;
 		const known = await ledger.lookup(asked.map((u) => u.identity)).catch((error: unknown) => {
@@ -150,6 +153,27 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 			}
 		});
 	}
+	// Idempotency Key: a key claimed (atomically) before its message goes; one sent before answers `alreadySent`.
+	const keys = run.keys;
+	const claims = keys && (await claimKeys(node, keys, pending, run.resendUnknown).catch((error: unknown) => failUnsent(pending.filter((u) => keys.of(u.itemIndex)), error)));
+	if (keys) pending = claims ? claims.post : pending.filter((unit) => !unit.outcome);
+	try {
+		return await postPending(run, units, pending, options, { claims: claims || undefined, estimate, failUnsent });
+	} finally {
+		await claims?.end();
+	}
+}
+
+async function postPending<U extends SendUnit, W>(
+	run: SendRun,
+	units: U[],
+	pending: U[],
+	options: RoundOptions<U, W>,
+	{ claims, estimate, failUnsent }: { claims?: Awaited<ReturnType<typeof claimKeys<U>>>; estimate?: number; failUnsent: (failed: U[], error: unknown) => void },
+): Promise<UnitOutcome[]> {
+	const { ledger, policies } = run;
+	const budget = policies.maxCredits;
+	let used = 0;
 	// As an AI tool: what this call sends counts against the execution's message cap (or is refused).
 	const cap = await run.cap.reserve(pending.length);
 	const record = async (posted: Posted<U>) => {
@@ -179,9 +203,11 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		}
 		// What each unit costs, read before the post (Send Bulk releases its values once posted).
 		const credits = budget === undefined ? undefined : new Map(postUnits.map((unit) => [unit, options.creditsOf(unit) ?? 0]));
+		claims?.started(postUnits);
 		const posted = await options.post(post);
 		if (credits) for (const [unit, outcome] of posted) if (outcome.ok) used += credits.get(unit) ?? 0;
 		await record(posted);
+		await claims?.settle(posted);
 		const failed = posted.find(([, outcome]) => !outcome.ok)?.[1];
 		if (failed && !failed.ok && options.stopOnFailure) throw failed.error;
 		for (const [, outcome] of posted) {

@@ -16,7 +16,9 @@ import { openSendLedger, type RunIdentity, type SendLedger } from './ledger';
 import { withDurableMarks } from './ledgerDurable';
 import type { ItemFailure, RunFacts } from './outcomes';
 import { readPolicies, type SendPolicies } from './policies';
+import type { RunKeys } from './idempotency';
 import { openLedger } from './recovery';
+import { readRunKeys } from './runKeys';
 
 /**
  * What one send needs of its node run, gathered once: the node (for errors), Continue On Fail,
@@ -33,6 +35,8 @@ export interface SendRun extends RunFacts {
 	readonly cap: AgentCap;
 	/** Options → Dry Run, Max Credits (policies.ts), applied by the round */
 	readonly policies: SendPolicies;
+	/** Options → Idempotency Key (idempotency.ts), when set: claimed by the round */
+	readonly keys?: RunKeys;
 	/** an execution hint under the node's output */
 	hint(message: string): void;
 	/** an endpoint function of api/, called with the node run's context */
@@ -123,8 +127,23 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 	const keyCredentials = apiCredentials ?? (node.credentials?.svcMessagingApi ? await getServiceCredentials.call(ctx, 'apiKey').catch(() => undefined) : undefined);
 	const listRedis = keyCredentials ? sharedLimitOf(keyCredentials) : undefined;
 	if (numbers || listRedis) policies = { ...policies, doNotSend: { numbers, redis: listRedis } };
-	if (creditsNeeded !== undefined) await assertBalance(node, async () => await getBalance(ctx), creditsNeeded);
 	const identity = runIdentityOf(ctx);
+	// Every item's key is checked before any request, as the policies are.
+	const keys = await readRunKeys(
+		{
+			node,
+			continueOnFail,
+			firstOptions: options,
+			items: ctx.getInputData().length,
+			option: (name, i) => ctx.getNodeParameter(`options.${name}`, i, ''),
+			helpers: ctx.helpers,
+			credentials: async () => apiCredentials ?? (await getServiceCredentials.call(ctx, kind)),
+			shared: () => apiCredentials && sharedLimitOf(apiCredentials),
+		},
+		identity,
+		followsMessages,
+	);
+	if (creditsNeeded !== undefined) await assertBalance(node, async () => await getBalance(ctx), creditsNeeded);
 	let ledger: SendLedger;
 	let cap = UNCAPPED;
 	if (apiCredentials) {
@@ -145,6 +164,7 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 		ledger,
 		cap,
 		policies,
+		...(keys && { keys }),
 		hint: (message) => ctx.addExecutionHints({ message, location: 'outputPane' }),
 		call: async (endpoint, body, itemIndex) => await endpoint(ctx, body, itemIndex),
 		failure: (error, itemIndex) => ({ ok: false, itemIndex, error: wrapError(nodeOf, error, itemIndex) }),

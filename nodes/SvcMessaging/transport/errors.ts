@@ -142,6 +142,9 @@ export const REDIS_UNAVAILABLE = 'REDIS_UNAVAILABLE';
 /** An earlier try may have sent the message: reported, not sent again. */
 export const UNKNOWN_OUTCOME = 'UNKNOWN_OUTCOME';
 
+/** Options → Idempotency Key: another execution holds the key and its result did not come in time; nothing was sent. */
+export const IDEMPOTENCY_KEY_HELD = 'IDEMPOTENCY_KEY_HELD';
+
 /** Input refused by this package's own checks (rules/), before anything was sent. */
 export const INVALID_INPUT = 'INVALID_INPUT';
 
@@ -199,6 +202,7 @@ const CATEGORY_OF_CODE: Record<string, ErrorCategory> = {
 	[INSUFFICIENT_CREDITS]: 'INSUFFICIENT_CREDITS',
 	[REDIS_UNAVAILABLE]: 'REDIS_UNAVAILABLE',
 	[UNKNOWN_OUTCOME]: 'UNKNOWN_OUTCOME',
+	[IDEMPOTENCY_KEY_HELD]: 'UNKNOWN_OUTCOME',
 	MESSAGE_CAP_REACHED: 'LIMIT_REACHED',
 	[CREDIT_BUDGET_EXCEEDED]: 'LIMIT_REACHED',
 	[SEVERAL_ERRORS]: 'MIXED',

@@ -3,7 +3,17 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ItemFailure } from '../../sending/outcomes';
 import { wrapError } from '../../transport/errors';
-import { defaultCountryOption, doNotSendField, dryRunOption, maxCreditsOption, numberCheckOption, scheduledAtOption, sendingHoursOption } from '../common.descriptions';
+import {
+	defaultCountryOption,
+	doNotSendField,
+	dryRunOption,
+	idempotencyKeyOption,
+	maxCreditsOption,
+	numberCheckOption,
+	rememberKeyOption,
+	scheduledAtOption,
+	sendingHoursOption,
+} from '../common.descriptions';
 import { balanceCheckField } from './campaignCredits';
 import { apiKeyUseNotice, senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
 import { itemNumbers, numbersOfAllItems, prepareCampaign, type PreparedCampaign, type RecipientsSource } from './createBody';
@@ -133,12 +143,14 @@ const properties: INodeProperties[] = [
 			options: [
 				defaultCountryOption,
 				dryRunOption,
+				idempotencyKeyOption,
 				maxCreditsOption,
 				numberCheckOption,
+				rememberKeyOption,
 				{ ...scheduledAtOption, description: SCHEDULED_AT_DESCRIPTION },
 			],
 		},
-		{ options: [defaultCountryOption, dryRunOption, maxCreditsOption, numberCheckOption, campaignSendingHours] },
+		{ options: [defaultCountryOption, dryRunOption, idempotencyKeyOption, maxCreditsOption, numberCheckOption, rememberKeyOption, campaignSendingHours] },
 	),
 ];
 

@@ -1,7 +1,16 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { defaultCountryOption, doNotSendField, dryRunOption, maxCreditsOption, resendUnknownOutcomeOption, sendingHoursOption } from '../common.descriptions';
+import {
+	defaultCountryOption,
+	doNotSendField,
+	dryRunOption,
+	idempotencyKeyOption,
+	maxCreditsOption,
+	rememberKeyOption,
+	resendUnknownOutcomeOption,
+	sendingHoursOption,
+} from '../common.descriptions';
 import { onlyV2 } from '../versions';
 import { chatNumberCheckOption, phoneNumberField, recipientTypeField, templateFields } from './send.operation';
 
@@ -29,7 +38,16 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [defaultCountryOption, dryRunOption, maxCreditsOption, chatNumberCheckOption, sendingHoursOption(false), resendUnknownOutcomeOption],
+		options: [
+			defaultCountryOption,
+			dryRunOption,
+			idempotencyKeyOption,
+			maxCreditsOption,
+			chatNumberCheckOption,
+			rememberKeyOption,
+			sendingHoursOption(false),
+			resendUnknownOutcomeOption,
+		],
 	},
 	doNotSendField,
 ];

@@ -11,6 +11,8 @@ import {
 	defaultCountryOption,
 	doNotSendField,
 	dryRunOption,
+	idempotencyKeyOption,
+	rememberKeyOption,
 	maxCreditsOption,
 	numberCheckOption,
 	replaceLookalikesOption,
@@ -71,6 +73,9 @@ const properties: INodeProperties[] = [
 		options: [
 			defaultCountryOption,
 			dryRunOption,
+	idempotencyKeyOption,
+	rememberKeyOption,
+			idempotencyKeyOption,
 			maxCreditsOption,
 			numberCheckOption,
 			{
@@ -89,6 +94,7 @@ const properties: INodeProperties[] = [
 				default: '',
 				description: 'Your own reference (e.g. an order number), returned in delivery reports',
 			},
+			rememberKeyOption,
 			replaceLookalikesOption,
 			sendingHoursOption(false),
 			resendUnknownOutcomeOption,

@@ -12,8 +12,10 @@ import {
 	defaultCountryOption,
 	doNotSendField,
 	dryRunOption,
+	idempotencyKeyOption,
 	maxCreditsOption,
 	numberCheckOption,
+	rememberKeyOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
 	scheduledAtOption,
@@ -123,6 +125,7 @@ const properties: INodeProperties[] = [
 		options: [
 			defaultCountryOption,
 			dryRunOption,
+			idempotencyKeyOption,
 			maxCreditsOption,
 			numberCheckOption,
 			{
@@ -132,6 +135,7 @@ const properties: INodeProperties[] = [
 				default: '',
 				description: 'Your reference for the batch, returned in delivery reports',
 			},
+			rememberKeyOption,
 			replaceLookalikesOption,
 			resendUnknownOutcomeOption,
 			scheduledAtOption,

@@ -1,0 +1,193 @@
+import type { IDataObject, INode } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+import { randomUUID } from 'crypto';
+
+import { IDEMPOTENCY_KEY_HELD, mayHaveBeenProcessed, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
+import { current, KEY_CLAIMS, type KeyAsk, type KeyClaim, type KeyStore } from './keyClaims';
+import type { ItemFailure, Outcome } from './outcomes';
+
+/** One item's key: as the user wrote it, its digest (scoped by the account) and how long it holds. */
+export interface ItemKey extends KeyAsk {
+	key: string;
+}
+
+/** Options → Idempotency Key of a node run (sendRun.ts reads it before any request). */
+export interface RunKeys {
+	readonly store: KeyStore;
+	readonly executionId: string;
+	readonly workflowId: string;
+	/** Send and Wait follows each message by its ID, which a key kept in n8n's database does not have */
+	readonly followsMessages?: boolean;
+	/** the item's key, its refusal (Continue On Fail), or undefined: no key */
+	of(itemIndex: number): ItemKey | ItemFailure | undefined;
+}
+
+interface Unit {
+	itemIndex: number;
+	outcome?: Outcome;
+}
+
+interface Group<U> {
+	ask: ItemKey;
+	owner: number;
+	units: U[];
+	/** units of later items with the same key: never posted, answered with the owner's result */
+	repeats: Array<[unit: U, position: number]>;
+	left: number;
+	started: boolean;
+	outcomes: Outcome[];
+}
+
+/** A repeat of a key's first send: its output as it was, marked, and where it came from. */
+function repeated(claim: KeyClaim, key: string, position: number): IDataObject {
+	const first = claim.results?.[position] ?? (claim.durable ? { accepted: true, note: 'n8n’s database keeps only that this key was sent, not its output (message ID)' } : { accepted: true });
+	const sentIn = claim.durable ? { executionId: 'unknown (before n8n restarted)' } : { executionId: claim.executionId, workflowId: claim.workflowId, at: claim.sentAt };
+	return { ...first, alreadySent: true, idempotencyKey: key, sentIn };
+}
+
+function refusal(node: INode, itemIndex: number, message: string, description: string, code: string): ItemFailure {
+	return { ok: false, itemIndex, error: withErrorCode(new NodeOperationError(node, `Item ${itemIndex}: ${message}`, { itemIndex, description }), code) };
+}
+
+const since = (claim: KeyClaim) => `execution ${claim.executionId} at ${new Date(claim.at).toISOString()}`;
+
+/**
+ * Claims the keys of the units about to be posted (sending/round.ts, after the ledger): a key
+ * held with a result answers its units `alreadySent`; one in progress elsewhere is waited for
+ * (KEY_CLAIMS.waitMs), then refused; one of unknown outcome is refused unless "Resend Messages
+ * With Unknown Outcome" takes it over. Answers the units to post; `settle` records each post's
+ * result under its key, `end` releases the keys whose units were never posted.
+ */
+export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, units: U[], resendUnknown: boolean) {
+	const groups = new Map<string, Group<U>>();
+	const groupOf = new Map<U, Group<U>>();
+	const post: U[] = [];
+	const positions = new Map<string, number>();
+	for (const unit of units) {
+		const ask = keys.of(unit.itemIndex);
+		if (!ask) post.push(unit);
+		else if ('ok' in ask) unit.outcome = ask;
+		else {
+			let group = groups.get(ask.digest);
+			if (!group) groups.set(ask.digest, (group = { ask, owner: unit.itemIndex, units: [], repeats: [], left: 0, started: false, outcomes: [] }));
+			const slot = `${ask.digest}\u0000${unit.itemIndex}`;
+			const position = positions.get(slot) ?? 0;
+			positions.set(slot, position + 1);
+			if (group.owner === unit.itemIndex) group.units.push(unit);
+			else group.repeats.push([unit, position]);
+		}
+	}
+	const answer = (group: Group<U>, make: (position: number, itemIndex: number) => Outcome) => {
+		group.units.forEach((unit, position) => (unit.outcome = make(position, unit.itemIndex)));
+		for (const [unit, position] of group.repeats) unit.outcome = make(position, unit.itemIndex);
+	};
+	const mine: KeyClaim = { state: 'pending', token: randomUUID(), executionId: keys.executionId, workflowId: keys.workflowId, at: Date.now() };
+	const waitUntil = Date.now() + KEY_CLAIMS.waitMs;
+	let open = [...groups.values()];
+	while (open.length > 0) {
+		const held = await keys.store.claim(
+			open.map((g) => g.ask),
+			mine,
+		);
+		const waiting: Array<Group<U>> = [];
+		for (const [n, group] of open.entries()) {
+			const claim = current(held[n]);
+			const { key } = group.ask;
+			if (!claim) {
+				group.left = group.units.length;
+				for (const unit of group.units) groupOf.set(unit, group);
+				post.push(...group.units);
+			} else if (claim.state === 'sent' && claim.durable && keys.followsMessages) {
+				answer(group, (_, i) =>
+					refusal(node, i, `the message of Idempotency Key "${key}" was sent by an earlier execution, and n8n’s database keeps no message ID, so its delivery cannot be followed`, 'It is not sent again. The dashboard’s message log shows its delivery.', UNKNOWN_OUTCOME),
+				);
+			} else if (claim.state === 'sent') {
+				answer(group, (position) => ({ ok: true, json: repeated(claim, key, position) }));
+			} else if (claim.state === 'unknown' && resendUnknown && !claim.stale && (await keys.store.settle(group.ask, claim.token, mine))) {
+				// (A claim merely left in progress is not taken over: its execution may still be sending it.)
+				group.left = group.units.length;
+				for (const unit of group.units) groupOf.set(unit, group);
+				post.push(...group.units);
+			} else if (claim.state === 'unknown') {
+				const where = claim.durable ? 'an earlier execution (kept in n8n’s database)' : since(claim);
+				answer(group, (_, i) =>
+					refusal(node, i, `the message of Idempotency Key "${key}" may already have been sent (${claim.message ?? 'its outcome is unknown'}; ${where})`, `It is not sent again, so that nobody gets it twice. Check the message log in the dashboard; to send it anyway, ${claim.stale ? 'use another key' : 'turn on "Resend Messages With Unknown Outcome", or use another key'}.`, UNKNOWN_OUTCOME),
+				);
+			} else if (Date.now() < waitUntil) waiting.push(group);
+			else {
+				answer(group, (_, i) =>
+					refusal(node, i, `the message of Idempotency Key "${key}" is being sent by ${since(claim)}, which has not answered yet`, `Nothing was sent for this item (waited ${KEY_CLAIMS.waitMs / 1000} s). Run it again later: it then returns that message with alreadySent: true.`, IDEMPOTENCY_KEY_HELD),
+				);
+			}
+		}
+		open = waiting;
+		if (open.length > 0) await sleep(KEY_CLAIMS.pollMs);
+	}
+	// Post in the units' order (Send Bulk's chunks follow it).
+	const order = new Map(units.map((unit, n) => [unit, n]));
+	post.sort((a, b) => order.get(a)! - order.get(b)!);
+
+	const notSentRepeat = (itemIndex: number, group: Group<U>) =>
+		refusal(node, itemIndex, `Idempotency Key "${group.ask.key}" is also item ${group.owner}'s, whose message was not sent`, 'Nothing was sent for this item: one message per key.', IDEMPOTENCY_KEY_HELD);
+	const settleGroup = async (group: Group<U>) => {
+		const accepted = group.outcomes.filter((o): o is Extract<Outcome, { ok: true }> => o.ok);
+		let next: KeyClaim | undefined;
+		if (accepted.length > 0) next = { ...mine, state: 'sent', sentAt: new Date().toISOString(), results: accepted.slice(0, KEY_CLAIMS.maxResults).map((o) => o.json) };
+		else if (group.outcomes.some((o) => !o.ok && mayHaveBeenProcessed(o.error))) next = { ...mine, state: 'unknown', message: 'its answer was lost (a timeout, a dropped connection or a server error)' };
+		// A settle that does not reach the store leaves the claim in progress: later read as unknown, never sent twice.
+		await keys.store.settle(group.ask, mine.token, next).catch(() => undefined);
+		const claim = next ?? mine;
+		for (const [unit, position] of group.repeats) {
+			if (next?.state === 'sent') unit.outcome = { ok: true, json: repeated(claim, group.ask.key, position) };
+			else if (next) unit.outcome = refusal(node, unit.itemIndex, `Idempotency Key "${group.ask.key}" is also item ${group.owner}'s, whose message may have been sent (its answer was lost)`, 'Nothing was sent for this item: one message per key. Check the message log in the dashboard.', UNKNOWN_OUTCOME);
+			else unit.outcome = notSentRepeat(unit.itemIndex, group);
+		}
+	};
+	return {
+		post,
+		/** the units of a post are under way: their keys are no longer released if the run stops */
+		started(posted: U[]) {
+			for (const unit of posted) {
+				const group = groupOf.get(unit);
+				if (group) group.started = true;
+			}
+		},
+		async settle(posted: Array<[U, Outcome]>) {
+			const done: Array<Group<U>> = [];
+			for (const [unit, outcome] of posted) {
+				const group = groupOf.get(unit);
+				if (!group) continue;
+				group.outcomes.push(outcome);
+				if (--group.left === 0) done.push(group);
+			}
+			for (const group of done) await settleGroup(group);
+		},
+		/** Releases the keys of units never posted (a refused budget, a lost Redis, a stopped campaign run). */
+		async end() {
+			for (const group of new Set(groupOf.values())) {
+				if (group.started) continue;
+				await keys.store.settle(group.ask, mine.token, undefined).catch(() => undefined);
+				for (const [unit] of group.repeats) unit.outcome ??= notSentRepeat(unit.itemIndex, group);
+			}
+		},
+	};
+}
+
+/** Dry Run: each unit's key and whether it is already used; nothing claimed. */
+export async function peekKeys<U extends Unit>(keys: RunKeys, units: U[]): Promise<void> {
+	const keyed: Array<{ unit: U; ask: ItemKey }> = [];
+	for (const unit of units) {
+		const ask = keys.of(unit.itemIndex);
+		if (ask && 'ok' in ask) unit.outcome = ask;
+		else if (ask && unit.outcome?.ok) keyed.push({ unit, ask });
+	}
+	if (keyed.length === 0) return;
+	const held = await keys.store.peek(keyed.map((k) => k.ask.digest));
+	keyed.forEach(({ unit, ask }, n) => {
+		const claim = current(held[n]);
+		const json = (unit.outcome as { json: IDataObject }).json;
+		json.idempotencyKey = ask.key;
+		json.keyAlreadyUsed = claim !== undefined;
+		if (claim) json.keyUsedIn = claim.durable ? { executionId: 'unknown (before n8n restarted)' } : { executionId: claim.executionId, workflowId: claim.workflowId, at: new Date(claim.at).toISOString(), state: claim.state };
+	});
+}

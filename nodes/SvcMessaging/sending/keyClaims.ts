@@ -1,0 +1,181 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { addNodeMarks, onNodeRow, type ProcessedData } from './durableMarks';
+import { SEND_LEDGER } from './ledgerBounds';
+
+/**
+ * Options → Idempotency Key: one message per business event. A key is claimed atomically before
+ * its first message is posted and holds, for the hours asked, first "in progress", then the first
+ * result (or "unknown": the post may have reached the service). Claims are keyed by a digest of
+ * the account and the user's key (keyClaimsRedis.ts, or this process's map below), never the key
+ * or the API key itself.
+ */
+export interface KeyClaim {
+	state: 'pending' | 'sent' | 'unknown';
+	/** who holds the claim: only its holder settles or releases it */
+	token: string;
+	executionId: string;
+	workflowId: string;
+	/** when it was claimed (epoch ms) */
+	at: number;
+	/** sent: when the service accepted the first message */
+	sentAt?: string;
+	/** sent: the first send's output items (the first KEY_CLAIMS.maxResults of them) */
+	results?: IDataObject[];
+	/** unknown: why */
+	message?: string;
+	/** the claim comes from n8n's database (before a restart): no execution, time or output kept */
+	durable?: boolean;
+	/** read as unknown because it stayed in progress too long: its holder may still be sending a long run */
+	stale?: boolean;
+}
+
+export interface KeyAsk {
+	/** digest of the account and the user's key */
+	digest: string;
+	ttlMs: number;
+}
+
+/** Where claims live: the credential's shared Redis, else this process and n8n's database. */
+export interface KeyStore {
+	/** Claims each key not held (atomically); answers the holder's claim for the others. */
+	claim(asks: KeyAsk[], mine: KeyClaim): Promise<Array<KeyClaim | undefined>>;
+	peek(digests: string[]): Promise<Array<KeyClaim | undefined>>;
+	/** Replaces the claim held under `token` (undefined: released); a claim held by another is left. */
+	settle(ask: KeyAsk, token: string, next: KeyClaim | undefined): Promise<boolean>;
+}
+
+/** Not in the spec: the package's own tuning of the key claims. */
+export const KEY_CLAIMS = {
+	/** a second send waits this long for a claim in progress elsewhere, asking again every pollMs */
+	waitMs: 15_000,
+	pollMs: 250,
+	/** a claim still "in progress" after this long was left by a process that stopped: its outcome is unknown */
+	staleMs: 10 * 60_000,
+	/** output items kept per key (Send Bulk's list under one key) */
+	maxResults: 100,
+	/** keys this process holds without the shared Redis (oldest dropped first; n8n's database keeps its marks) */
+	maxLocalKeys: 100_000,
+	/** n8n's database: a claim is marked in every bucket of this length it covers */
+	durableBucketMs: 3 * 3600_000,
+	/**
+	 * n8n's database: keys of one run marked there (up to 2 × 25 marks each); the rest are claimed in
+	 * this process only, so that a large keyed Send Bulk does not push the send ledger's own marks out
+	 * of the node's row (its last 200,000)
+	 */
+	durableMaxKeys: 2_000,
+} as const;
+
+/** What "in progress" means when read: a claim left in progress too long is of unknown outcome. */
+export function current(claim: KeyClaim | undefined, now = Date.now()): KeyClaim | undefined {
+	if (claim?.state === 'pending' && now - claim.at > KEY_CLAIMS.staleMs) {
+		return { ...claim, state: 'unknown', stale: true, message: 'it has been in progress for more than 10 minutes: its execution stopped, or is still sending a long run' };
+	}
+	return claim;
+}
+
+const local = new Map<string, { claim: KeyClaim; expires: number }>();
+
+const alive = (digest: string, now: number) => {
+	const held = local.get(digest);
+	if (held && held.expires <= now) local.delete(digest);
+	return held && held.expires > now ? held.claim : undefined;
+};
+
+/** Claims in this process: every workflow of this n8n process sees them (a Map's claim is atomic in one process). */
+export const localKeyStore: KeyStore = {
+	async claim(asks, mine) {
+		const now = Date.now();
+		return asks.map(({ digest, ttlMs }) => {
+			const held = alive(digest, now);
+			if (held) return held;
+			if (local.size >= KEY_CLAIMS.maxLocalKeys) local.delete(local.keys().next().value!);
+			local.set(digest, { claim: mine, expires: now + ttlMs });
+			return undefined;
+		});
+	},
+	async peek(digests) {
+		const now = Date.now();
+		return digests.map((digest) => alive(digest, now));
+	},
+	async settle({ digest }, token, next) {
+		const held = local.get(digest);
+		if (!held || held.claim.token !== token) return false;
+		if (next) held.claim = next;
+		else local.delete(digest);
+		return true;
+	},
+};
+
+/** Forgets this process's claims, as a restart does (n8n's database and Redis keep theirs). */
+export function clearLocalKeys(): void {
+	local.clear();
+}
+
+const bucket = (at: number) => Math.floor(at / KEY_CLAIMS.durableBucketMs);
+/** The buckets a claim made at `at` covers: it is found in any of them. */
+const covered = (at: number, ttlMs: number) => Array.from({ length: bucket(at + ttlMs) - bucket(at) + 1 }, (_, n) => bucket(at) + n);
+const claimMark = (digest: string, b: number) => `k:${digest}:${b}`;
+const sentMark = (digest: string, b: number) => `s:${digest}:${b}`;
+
+/**
+ * The claims of one workflow's node also in n8n's database (the processed-data row the send
+ * ledger's marks use, durableMarks.ts), so that they outlive a restart of n8n. n8n keeps hashes
+ * only: after a restart a key is known as claimed, and as sent or not, without its first output.
+ */
+export function durableKeyStore(inner: KeyStore, scopeKey: string, helpers: ProcessedData): KeyStore {
+	const row = <T>(call: (h: ProcessedData) => Promise<T>) => onNodeRow(scopeKey, helpers, call);
+	// The ledger's own row and bound: every call trims the row to it.
+	const options = { mode: 'entries' as const, maxEntries: SEND_LEDGER.durable.maxMarks };
+	/** the keys this run marked in the row: only theirs are settled there */
+	const marked = new Set<string>();
+	return {
+		async claim(asks, mine) {
+			const answers = await inner.claim(asks, mine);
+			const fresh = asks.filter((_, n) => !answers[n]).slice(0, KEY_CLAIMS.durableMaxKeys);
+			if (fresh.length === 0) return answers;
+			for (const ask of fresh) marked.add(ask.digest);
+			const now = bucket(mine.at);
+			const before = await row(async (h) => {
+				const seen = new Set((await h.checkProcessedAndRecord(fresh.map((a) => claimMark(a.digest, now)), 'node', options)).processed.map(String));
+				const claimed = fresh.filter((a) => seen.has(claimMark(a.digest, now)));
+				const rest = fresh.filter((a) => !seen.has(claimMark(a.digest, now))).flatMap((a) => covered(mine.at, a.ttlMs).slice(1).map((b) => claimMark(a.digest, b)));
+				if (rest.length) await h.checkProcessedAndRecord(rest, 'node', options);
+				if (claimed.length === 0) return new Map<string, boolean>();
+				const asked = claimed.map((a) => sentMark(a.digest, now));
+				const found = await h.checkProcessedAndRecord(asked, 'node', options);
+				// Asking recorded the sent marks not found: they must go again.
+				if (found.new.length) await h.removeProcessed(found.new, 'node', options);
+				const sent = new Set(found.processed.map(String));
+				return new Map(claimed.map((a) => [a.digest, sent.has(sentMark(a.digest, now))]));
+			}).catch(async (error: unknown) => {
+				// Not claimed in n8n's database: not claimed at all (the items fail unsent).
+				for (const ask of fresh) await inner.settle(ask, mine.token, undefined);
+				throw error;
+			});
+			for (const ask of fresh) {
+				const sent = before.get(ask.digest);
+				if (sent === undefined) continue;
+				const found: KeyClaim = { ...mine, token: `durable-${mine.token}`, state: sent ? 'sent' : 'unknown', durable: true, message: 'it was being sent when n8n stopped' };
+				await inner.settle(ask, mine.token, found);
+				answers[asks.indexOf(ask)] = found;
+			}
+			return answers;
+		},
+		peek: async (digests) => await inner.peek(digests),
+		async settle(ask, token, next) {
+			const mine = await inner.peek([ask.digest]);
+			const settled = await inner.settle(ask, token, next);
+			const at = mine[0]?.at ?? Date.now();
+			if (!settled || !marked.has(ask.digest)) return settled;
+			if (next?.state === 'sent') {
+				// Not awaited: the node's next group write takes them (a later claim reads after it). A crash
+				// before it leaves the key claimed without "sent": of unknown outcome after the restart, never sent again.
+				void addNodeMarks(scopeKey, helpers, covered(at, ask.ttlMs).map((b) => sentMark(ask.digest, b))).catch(() => undefined);
+			} else if (!next) {
+				await row(async (h) => await h.removeProcessed(covered(at, ask.ttlMs).map((b) => claimMark(ask.digest, b)), 'node', options)).catch(() => undefined);
+			}
+			return true;
+		},
+	};
+}

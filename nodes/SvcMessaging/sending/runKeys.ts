@@ -1,0 +1,71 @@
+import type { IDataObject, INode } from 'n8n-workflow';
+
+import { checkIdempotencyKey, checkRememberHours } from '../rules/idempotencyKey';
+import { baseUrlOf } from '../transport/credentials';
+import { wrapError } from '../transport/errors';
+import { digest, type SharedLimitConfig } from '../transport/redis';
+import type { ItemKey, RunKeys } from './idempotency';
+import type { ProcessedData } from './durableMarks';
+import { durableKeyStore, localKeyStore, type KeyStore } from './keyClaims';
+import { redisKeyStore } from './keyClaimsRedis';
+import type { ItemFailure } from './outcomes';
+import type { RunIdentity } from './ledger';
+
+/** The store opened on first use: a run whose items have no key never connects for it. */
+function lazyStore(open: () => Promise<KeyStore>): KeyStore {
+	let store: Promise<KeyStore> | undefined;
+	const get = async () => await (store ??= open().catch((error: unknown) => {
+		store = undefined;
+		throw error;
+	}));
+	return {
+		claim: async (asks, mine) => await (await get()).claim(asks, mine),
+		peek: async (digests) => await (await get()).peek(digests),
+		settle: async (ask, token, next) => await (await get()).settle(ask, token, next),
+	};
+}
+
+/**
+ * Options → Idempotency Key and Remember Key For (Hours) of every item, read and checked before
+ * any request (undefined when the option is not set: nothing is read per item). Keys are scoped by
+ * the account (a digest of the service's address and the API key, or the login): the same key
+ * from any workflow on the account is the same event. With the credential's shared Redis the
+ * claims live there; otherwise in this process and in n8n's database for this node.
+ */
+/** What the keys need of n8n's context (sendRun.ts reads it). */
+export interface KeySource {
+	node: INode;
+	continueOnFail: boolean;
+	/** Options of the first item: whether the option is set at all */
+	firstOptions: IDataObject;
+	items: number;
+	/** an option of item i */
+	option(name: string, i: number): unknown;
+	helpers: ProcessedData;
+	credentials(): Promise<IDataObject>;
+	shared(): SharedLimitConfig | undefined;
+}
+
+export async function readRunKeys(source: KeySource, identity: RunIdentity, followsMessages = false): Promise<RunKeys | undefined> {
+	if (!('idempotencyKey' in source.firstOptions)) return undefined;
+	const { node } = source;
+	const credentials = await source.credentials();
+	const account = digest(`${baseUrlOf(credentials)}\u0000${String(credentials.apiKey ?? `account\u0000${String(credentials.email ?? '')}`)}`);
+	const items: Array<ItemKey | ItemFailure> = [];
+	for (let i = 0; i < source.items; i++) {
+		try {
+			const key = checkIdempotencyKey(node, source.option('idempotencyKey', i), i);
+			const hours = checkRememberHours(node, source.option('rememberKeyHours', i), i);
+			items.push({ key, digest: digest(`${account}\u0000${key}`), ttlMs: Math.round(hours * 3600_000) });
+		} catch (error) {
+			const refused = wrapError({ getNode: () => node }, error, i);
+			if (!source.continueOnFail) throw refused;
+			items.push({ ok: false, itemIndex: i, error: refused });
+		}
+	}
+	const store = lazyStore(async () => {
+		const shared = source.shared();
+		return shared ? await redisKeyStore(shared) : durableKeyStore(localKeyStore, `${identity.workflowId}\u0000${identity.nodeId}`, source.helpers);
+	});
+	return { store, executionId: identity.executionId, workflowId: identity.workflowId, followsMessages, of: (i) => items[i] };
+}

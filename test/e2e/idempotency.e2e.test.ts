@@ -1,0 +1,84 @@
+/**
+ * Options → Idempotency Key in a real n8n (2.41.1; 1.123.81 with test:e2e:n8n1), the sms-send
+ * workflow's Send SMS node keyed by `order-{{ $json.ref }}-shipped`: the same workflow executed
+ * twice, twice at the same instant, another workflow with the same key, and the same workflow
+ * after n8n restarted, each counted at the emulator: one SMS per key. n8n here is one process
+ * without the shared Redis: the keys are claimed in its process (every workflow) and kept in its
+ * processed-data table for the node (what the restart shows).
+ */
+import { e2e, expectSuccess, jsonOf, node, out, withNode, workflow } from './context';
+import { emulatorCredentials, N8n } from './harness';
+
+const { n8n, emulator } = e2e();
+const run = Date.now().toString(36);
+
+const keyed = () => {
+	const wf = workflow('sms-send');
+	const options = { ...(node(wf, 'Send SMS').parameters.options as object), idempotencyKey: "={{ 'order-' + $json.ref + '-shipped' }}" };
+	return withNode(wf, 'Send SMS', { parameters: { options } });
+};
+const smsTo = async (phone: string) => (await emulator.messages()).filter((m) => m.phoneNumber === phone);
+
+describe('Idempotency Key in real n8n', () => {
+	test('two executions of the workflow with the same key: 1 SMS; the second returns the first messageId and execution', async () => {
+		const phone = '+254712000411';
+		const prepared = await n8n.prepareRun(keyed());
+		const body = { items: [{ phone, text: 'Your order shipped', ref: `e2e-a-${run}` }] };
+		await prepared.post(body).finish({ keepActive: true });
+		await prepared.post(body).finish();
+		const [first, second] = await n8n.waitForExecutions(prepared.workflowId, 2);
+		const [sent] = jsonOf(out(expectSuccess(first), 'Send SMS'));
+		const [repeat] = jsonOf(out(expectSuccess(second), 'Send SMS'));
+		expect(sent).toMatchObject({ accepted: true });
+		expect(sent.alreadySent).toBeUndefined();
+		expect(repeat).toMatchObject({ accepted: true, alreadySent: true, idempotencyKey: `order-e2e-a-${run}-shipped`, messageId: sent.messageId });
+		expect(repeat.sentIn).toMatchObject({ executionId: String(first.id), workflowId: prepared.workflowId });
+		expect(await smsTo(phone)).toHaveLength(1);
+	});
+
+	test('two executions at the same instant, then another workflow, with one key: 1 SMS', async () => {
+		const phone = '+254712000412';
+		// Each send answers late, so that both executions are under way together.
+		await emulator.fault({ kind: 'slow', delayMs: 500, count: 2, pathPrefix: '/api/sms/send-api' });
+		const prepared = await n8n.prepareRun(keyed());
+		const body = { items: [{ phone, text: 'Your order shipped', ref: `e2e-b-${run}` }] };
+		const a = prepared.post(body);
+		const b = prepared.post(body);
+		await Promise.all([a.finish({ keepActive: true }), b.finish({ keepActive: true })]);
+		const both = await n8n.waitForExecutions(prepared.workflowId, 2);
+		await n8n.deactivate(prepared.workflowId);
+		const outs = both.map((e) => jsonOf(out(expectSuccess(e), 'Send SMS'))[0]);
+		expect(outs.filter((o) => o.alreadySent === true)).toHaveLength(1);
+		expect(outs[0].messageId).toBe(outs[1].messageId);
+		const { execution } = await n8n.run(keyed(), body);
+		expect(jsonOf(out(expectSuccess(execution), 'Send SMS'))[0]).toMatchObject({ alreadySent: true, messageId: outs[0].messageId });
+		expect(await smsTo(phone)).toHaveLength(1);
+		await emulator.control('DELETE', '/faults');
+	});
+});
+
+describe('Idempotency Key through an n8n restart (no Redis: the node’s processed-data row)', () => {
+	let own: N8n;
+	beforeAll(async () => {
+		own = await N8n.start({ credentials: emulatorCredentials(emulator.url) });
+	}, 240_000);
+	afterAll(async () => {
+		await own?.stop();
+	});
+
+	test('sent, n8n stopped and started again, the same workflow with the key: still 1 SMS, reported alreadySent', async () => {
+		const phone = '+254712000413';
+		const prepared = await own.prepareRun(keyed());
+		const body = { items: [{ phone, text: 'Your order shipped', ref: `e2e-c-${run}` }] };
+		await prepared.post(body).finish({ keepActive: true });
+		await own.restart();
+		const stored = await own.api<{ nodes: Array<{ type: string; parameters: { path?: string } }> }>('GET', `/workflows/${prepared.workflowId}`);
+		await own.waitForWebhook(stored.nodes.find((n) => n.type === 'n8n-nodes-base.webhook')!.parameters.path!);
+		const second = prepared.post(body);
+		const [, after] = await own.waitForExecutions(prepared.workflowId, 2);
+		await second.finish();
+		const [repeat] = jsonOf(out(expectSuccess(after), 'Send SMS'));
+		expect(repeat).toMatchObject({ accepted: true, alreadySent: true, idempotencyKey: `order-e2e-c-${run}-shipped` });
+		expect(await smsTo(phone)).toHaveLength(1);
+	}, 300_000);
+});

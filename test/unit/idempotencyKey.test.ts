@@ -1,0 +1,147 @@
+/**
+ * Options → Idempotency Key: the option's field rules (rules/idempotencyKey.ts) and the claims in
+ * this process (sending/keyClaims.ts): one claim per key, settled only by its holder.
+ */
+import type { INode } from 'n8n-workflow';
+
+import { checkIdempotencyKey, checkRememberHours } from '../../nodes/SvcMessaging/rules/idempotencyKey';
+import { claimKeys, type RunKeys } from '../../nodes/SvcMessaging/sending/idempotency';
+import { clearLocalKeys, current, KEY_CLAIMS, localKeyStore, type KeyClaim, type KeyStore } from '../../nodes/SvcMessaging/sending/keyClaims';
+import type { Outcome } from '../../nodes/SvcMessaging/sending/outcomes';
+
+const node = { name: 'SVC Messaging' } as INode;
+const refusal = (check: () => unknown) => {
+	try {
+		check();
+	} catch (error) {
+		return (error as Error).message;
+	}
+	return 'accepted';
+};
+
+describe('Idempotency Key: the field rules', () => {
+	it('takes any text that shows, as typed, and numbers', () => {
+		expect(checkIdempotencyKey(node, 'order-1234-shipped', 0)).toBe('order-1234-shipped');
+		expect(checkIdempotencyKey(node, ' Order 12 ', 0)).toBe(' Order 12 ');
+		expect(checkIdempotencyKey(node, 1234, 0)).toBe('1234');
+	});
+
+	it.each([
+		['', 'Item 2: "Idempotency Key" must not be empty'],
+		['   ', 'Item 2: "Idempotency Key" must not be empty'],
+		['\u200b', 'Item 2: "Idempotency Key" must contain a visible character (it has only spaces, zero-width characters or direction marks) (got "\u200b")'],
+		['k'.repeat(501), `Item 2: "Idempotency Key" must be at most 500 characters (it has 501) (got "${'k'.repeat(39)}…")`],
+		[{ id: 1 }, 'Item 2: "Idempotency Key" must be text, not an object'],
+		['order-{{ $json.id }}-shipped', 'Item 2: "Idempotency Key" must be an expression (starting with =) when it holds {{ … }}: as fixed text it is the same key for every item (got "order-{{ $json.id }}-shipped")'],
+	])('refuses %j, naming the item, the field, the value and the rule', (value, message) => {
+		expect(refusal(() => checkIdempotencyKey(node, value, 2))).toBe(message);
+	});
+
+	it('Remember Key For (Hours): 1 to 72, empty is 24', () => {
+		expect(checkRememberHours(node, '', 0)).toBe(24);
+		expect(checkRememberHours(node, undefined, 0)).toBe(24);
+		expect(checkRememberHours(node, 1, 0)).toBe(1);
+		expect(checkRememberHours(node, '72', 0)).toBe(72);
+		expect(checkRememberHours(node, 1.5, 0)).toBe(1.5);
+	});
+
+	it.each([0, 0.5, 73, -1, 'ten', true])('Remember Key For (Hours) refuses %j', (value) => {
+		expect(refusal(() => checkRememberHours(node, value, 3))).toMatch(/^Item 3: "Remember Key For \(Hours\)" must be a number of hours from 1 to 72/);
+	});
+});
+
+describe('Idempotency Key: claims in this process', () => {
+	afterEach(clearLocalKeys);
+	const claim = (token: string, at = Date.now()): KeyClaim => ({ state: 'pending', token, executionId: `e-${token}`, workflowId: 'w', at });
+	const ask = { digest: 'd1', ttlMs: 60_000 };
+
+	it('one claim per key: the second claimant gets the holder, who alone settles or releases it', async () => {
+		expect(await localKeyStore.claim([ask], claim('a'))).toEqual([undefined]);
+		const [held] = await localKeyStore.claim([ask], claim('b'));
+		expect(held).toMatchObject({ token: 'a', state: 'pending' });
+		expect(await localKeyStore.settle(ask, 'b', undefined)).toBe(false);
+		expect(await localKeyStore.settle(ask, 'a', { ...claim('a'), state: 'sent', results: [{ messageId: 'm1' }] })).toBe(true);
+		expect((await localKeyStore.peek(['d1']))[0]).toMatchObject({ state: 'sent', results: [{ messageId: 'm1' }] });
+		expect(await localKeyStore.settle(ask, 'a', undefined)).toBe(true);
+		expect(await localKeyStore.claim([ask], claim('c'))).toEqual([undefined]);
+	});
+
+	it('a key is forgotten after its time', async () => {
+		await localKeyStore.claim([{ digest: 'd2', ttlMs: 1 }], claim('a'));
+		await new Promise((resolve) => setTimeout(resolve, 5));
+		expect(await localKeyStore.claim([{ digest: 'd2', ttlMs: 60_000 }], claim('b'))).toEqual([undefined]);
+	});
+
+	it('a claim left "in progress" past KEY_CLAIMS.staleMs reads as of unknown outcome (never as free)', () => {
+		const old = claim('a', Date.now() - KEY_CLAIMS.staleMs - 1);
+		expect(current(old)).toMatchObject({ state: 'unknown', token: 'a' });
+		expect(current(claim('b'))).toMatchObject({ state: 'pending' });
+	});
+});
+
+describe('Idempotency Key: a key in progress elsewhere (sending/idempotency.ts)', () => {
+	afterEach(() => {
+		jest.useRealTimers();
+		clearLocalKeys();
+	});
+	const keys = (store: KeyStore): RunKeys => ({ store, executionId: 'e-2', workflowId: 'w', of: () => ({ key: 'order-1', digest: 'd9', ttlMs: 60_000 }) });
+	const elsewhere = (): KeyClaim => ({ state: 'pending', token: 'other', executionId: 'e-1', workflowId: 'w', at: Date.now() });
+
+	it('is waited for, then its result is answered (alreadySent), nothing posted', async () => {
+		jest.useFakeTimers();
+		await localKeyStore.claim([{ digest: 'd9', ttlMs: 60_000 }], elsewhere());
+		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
+		const claimed = claimKeys(node, keys(localKeyStore), [unit], false);
+		await jest.advanceTimersByTimeAsync(1_000);
+		await localKeyStore.settle({ digest: 'd9', ttlMs: 60_000 }, 'other', { ...elsewhere(), state: 'sent', sentAt: 'then', results: [{ messageId: 'm-1' }] });
+		await jest.advanceTimersByTimeAsync(KEY_CLAIMS.pollMs);
+		const { post } = await claimed;
+		expect(post).toEqual([]);
+		expect(unit.outcome).toEqual({ ok: true, json: { messageId: 'm-1', alreadySent: true, idempotencyKey: 'order-1', sentIn: { executionId: 'e-1', workflowId: 'w', at: 'then' } } });
+	});
+
+	it(`is refused after KEY_CLAIMS.waitMs (${KEY_CLAIMS.waitMs / 1000} s) without an answer: IDEMPOTENCY_KEY_HELD, nothing posted`, async () => {
+		jest.useFakeTimers();
+		await localKeyStore.claim([{ digest: 'd9', ttlMs: 60_000 }], elsewhere());
+		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
+		const claimed = claimKeys(node, keys(localKeyStore), [unit], false);
+		await jest.advanceTimersByTimeAsync(KEY_CLAIMS.waitMs + KEY_CLAIMS.pollMs);
+		const { post } = await claimed;
+		expect(post).toEqual([]);
+		expect(unit.outcome?.ok).toBe(false);
+		const error = (unit.outcome as { error: Error & { description?: string; context: { errorCode?: string } } }).error;
+		expect(error.message).toMatch(/^Item 0: the message of Idempotency Key "order-1" is being sent by execution e-1 at .+, which has not answered yet$/);
+		expect(error.context.errorCode).toBe('IDEMPOTENCY_KEY_HELD');
+	});
+
+	it('a released key (the other send was refused before sending) is claimed and posted', async () => {
+		jest.useFakeTimers();
+		await localKeyStore.claim([{ digest: 'd9', ttlMs: 60_000 }], elsewhere());
+		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
+		const claimed = claimKeys(node, keys(localKeyStore), [unit], false);
+		await jest.advanceTimersByTimeAsync(500);
+		await localKeyStore.settle({ digest: 'd9', ttlMs: 60_000 }, 'other', undefined);
+		await jest.advanceTimersByTimeAsync(KEY_CLAIMS.pollMs);
+		const { post } = await claimed;
+		expect(post).toEqual([unit]);
+		expect((await localKeyStore.peek(['d9']))[0]).toMatchObject({ state: 'pending', executionId: 'e-2' });
+	});
+});
+
+describe('Idempotency Key: a claim left in progress (its execution stopped, or still sending a long run)', () => {
+	afterEach(clearLocalKeys);
+
+	it('is refused as of unknown outcome, and not taken over even with Resend Messages With Unknown Outcome', async () => {
+		const old: KeyClaim = { state: 'pending', token: 'other', executionId: 'e-1', workflowId: 'w', at: Date.now() - KEY_CLAIMS.staleMs - 1 };
+		await localKeyStore.claim([{ digest: 'd7', ttlMs: 3_600_000 }], old);
+		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
+		const runKeys: RunKeys = { store: localKeyStore, executionId: 'e-2', workflowId: 'w', of: () => ({ key: 'order-7', digest: 'd7', ttlMs: 3_600_000 }) };
+		const { post } = await claimKeys(node, runKeys, [unit], true);
+		expect(post).toEqual([]);
+		const error = (unit.outcome as { error: Error & { description?: string; context: { errorCode?: string } } }).error;
+		expect(error.message).toContain('Item 0: the message of Idempotency Key "order-7" may already have been sent (it has been in progress for more than 10 minutes');
+		expect(error.description).toContain('to send it anyway, use another key');
+		expect(error.context.errorCode).toBe('UNKNOWN_OUTCOME');
+		expect((await localKeyStore.peek(['d7']))[0]).toMatchObject({ token: 'other' });
+	});
+});
