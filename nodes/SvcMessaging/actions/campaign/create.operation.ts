@@ -3,17 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ItemFailure } from '../../sending/outcomes';
 import { wrapError } from '../../transport/errors';
-import {
-	defaultCountryOption,
-	doNotSendField,
-	dryRunOption,
-	idempotencyKeyOption,
-	maxCreditsOption,
-	numberCheckOption,
-	rememberKeyOption,
-	scheduledAtOption,
-	sendingHoursOption,
-} from '../common.descriptions';
+import { defaultCountryOption, numberCheckOption, scheduledAtOption } from '../common.descriptions';
+import { doNotSendField, dryRunOption, idempotencyKeyOption, maxCreditsOption, rememberKeyOption, sendingHoursOption } from '../policyOptions';
 import { balanceCheckField } from './campaignCredits';
 import { apiKeyUseNotice, senderIdFields, senderIdPickerAlwaysOn, useApiKeyField } from './campaignFields';
 import { itemNumbers, numbersOfAllItems, prepareCampaign, type PreparedCampaign, type RecipientsSource } from './createBody';

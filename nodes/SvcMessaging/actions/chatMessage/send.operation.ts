@@ -7,17 +7,8 @@ import type { ItemFailure } from '../../sending/outcomes';
 import { postEach, type PreparedPost } from '../../sending/postEach';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import { templateLocator, languageDescription } from '../chatTemplate/descriptions';
-import {
-	defaultCountryOption,
-	doNotSendField,
-	dryRunOption,
-	idempotencyKeyOption,
-	rememberKeyOption,
-	maxCreditsOption,
-	numberCheckOption,
-	resendUnknownOutcomeOption,
-	sendingHoursOption,
-} from '../common.descriptions';
+import { defaultCountryOption, numberCheckOption, resendUnknownOutcomeOption } from '../common.descriptions';
+import { doNotSendField, dryRunOption, idempotencyKeyOption, rememberKeyOption, maxCreditsOption, sendingHoursOption } from '../policyOptions';
 import { changedInV2, isV2 } from '../versions';
 import { acceptedChatMessage, MEDIA_TYPES, newSendCache, prepareChatMessage, pricedChatMessage } from './messageBody';
 import { SERVICE } from '../../transport/service';

@@ -1,16 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	defaultCountryOption,
-	doNotSendField,
-	dryRunOption,
-	idempotencyKeyOption,
-	maxCreditsOption,
-	rememberKeyOption,
-	resendUnknownOutcomeOption,
-	sendingHoursOption,
-} from '../common.descriptions';
+import { defaultCountryOption, resendUnknownOutcomeOption } from '../common.descriptions';
+import { doNotSendField, dryRunOption, idempotencyKeyOption, maxCreditsOption, rememberKeyOption, sendingHoursOption } from '../policyOptions';
 import { onlyV2 } from '../versions';
 import { chatNumberCheckOption, phoneNumberField, recipientTypeField, templateFields } from './send.operation';
 

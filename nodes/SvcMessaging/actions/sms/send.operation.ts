@@ -15,18 +15,13 @@ import { SERVICE } from '../../transport/service';
 import {
 	checkBalanceField,
 	defaultCountryOption,
-	doNotSendField,
-	dryRunOption,
-	idempotencyKeyOption,
-	maxCreditsOption,
 	numberCheckOption,
-	rememberKeyOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
 	scheduledAtOption,
 	senderIdLocator,
-	sendingHoursOption,
 } from '../common.descriptions';
+import { doNotSendField, dryRunOption, idempotencyKeyOption, maxCreditsOption, rememberKeyOption, sendingHoursOption } from '../policyOptions';
 import { perItemParameter } from '../parameters';
 import { isV2 } from '../versions';
 import { addSendHints } from './sendHints';

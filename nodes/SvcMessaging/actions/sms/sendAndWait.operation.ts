@@ -9,16 +9,11 @@ import { DELIVERY_WAIT } from './deliveryWait';
 import {
 	checkBalanceField,
 	defaultCountryOption,
-	doNotSendField,
-	dryRunOption,
-	idempotencyKeyOption,
-	rememberKeyOption,
-	maxCreditsOption,
 	numberCheckOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
-	sendingHoursOption,
 } from '../common.descriptions';
+import { doNotSendField, dryRunOption, idempotencyKeyOption, rememberKeyOption, maxCreditsOption, sendingHoursOption } from '../policyOptions';
 import { ACCEPTED_AT, isWaiting, splitOutcomes, WAIT_KEY, waitInfoOf, type WaitInfo } from './deliveryOutcome';
 import { lookUpWaiting, pollUntilFinal } from './deliveryPolling';
 import { keepWaitSecret, newWaitSecret, reportUrlOf, waitForReports } from './deliveryWebhookWait';

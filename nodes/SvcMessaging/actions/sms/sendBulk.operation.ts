@@ -10,18 +10,13 @@ import { errorCodeOf } from '../../transport/errors';
 import {
 	checkBalanceField,
 	defaultCountryOption,
-	doNotSendField,
-	dryRunOption,
-	idempotencyKeyOption,
-	maxCreditsOption,
 	numberCheckOption,
-	rememberKeyOption,
 	replaceLookalikesOption,
 	resendUnknownOutcomeOption,
 	scheduledAtOption,
 	senderIdLocator,
-	sendingHoursOption,
 } from '../common.descriptions';
+import { doNotSendField, dryRunOption, idempotencyKeyOption, maxCreditsOption, rememberKeyOption, sendingHoursOption } from '../policyOptions';
 import { placeholdersKept } from '../parameters';
 import { bulkCallWindow, chunksOf, pricedRecipient, sendChunk } from './bulkCalls';
 import { assignIdentities } from './bulkIdentities';
