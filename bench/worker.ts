@@ -146,7 +146,13 @@ function parameters(scenario: NodeScenario, reference: string, url: string): IDa
 	const senderId = { __rl: true, mode: 'list', value: '' };
 	if (scenario.operation === 'send') {
 		if (scenario.policies) {
-			const options = { reference, maxCredits: 100 * scenario.items, sendingHours: { hours: { from: '00:00', until: '23:59', outside: 'schedule' } } };
+			// An Idempotency Key per item (one business event each): every message claims its own key.
+			const options = {
+				reference,
+				maxCredits: 100 * scenario.items,
+				sendingHours: { hours: { from: '00:00', until: '23:59', outside: 'schedule' } },
+				idempotencyKey: `={{ 'order-${reference}-' + $json.phone }}`,
+			};
 			// 1,000 numbers none of the recipients has: every message is still sent, each checked against the list.
 			const doNotSend = { list: { numbers: Array.from({ length: 1_000 }, (_, k) => `+2547${90_000_000 + k}`).join('\n') } };
 			return { resource: 'sms', operation: 'send', phoneNumber: '={{ $json.phone }}', message: MESSAGE, senderId: { ...senderId, value: 'auto' }, options, doNotSend };

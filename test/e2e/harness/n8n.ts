@@ -274,8 +274,14 @@ export class N8n extends N8nClient {
 		this.server = undefined;
 	}
 
-	/** Starts n8n again on the same folder, database and port (after kill()): n8n's own recovery runs. */
+	/**
+	 * Starts n8n again on the same folder, database and port: after kill(), n8n's own recovery runs;
+	 * a server still running is stopped first, as `n8n` is on a graceful restart (else it would be
+	 * left running, holding the port, once the new one is started).
+	 */
 	async restart(): Promise<void> {
+		if (this.server) await stopChild(this.server);
+		this.server = undefined;
 		this.restarting = true;
 		await this.boot();
 	}
