@@ -7,7 +7,7 @@
  * .editor-screenshots/ (git-ignored).
  */
 import { SEED_KEYS, SEED_LOGINS } from '../emulator/seed';
-import { CREDENTIAL_IDS, CREDENTIAL_NAMES, http } from '../e2e/harness';
+import { CREDENTIAL_IDS, CREDENTIAL_NAMES, http, selectedTarget } from '../e2e/harness';
 import { addFromNodesPanel, editorForEachFile, openProbe, screenshot, searchNodes, useCredential, visibleLabels, type EditorSession } from './editorSession';
 
 /**
@@ -43,6 +43,14 @@ const FORMS: Array<[string, string, string, string[]]> = [
 	['sms', 'Send bulk SMS', 'Send Bulk', ['Recipients', 'Message', 'Sender ID', 'Check Balance Before Sending', 'Options']],
 ];
 
+/**
+ * n8n 1.123.81 is the compatibility row: there every sending form (Create and Send*) and the first
+ * form of each resource are opened, not all 25 (each form reloads the editor, about 12 s: the row
+ * stays inside CI's time). n8n 2 opens every form.
+ */
+const formsHere =
+	selectedTarget() === '1' ? FORMS.filter(([resource, , operation], n) => FORMS.findIndex(([r]) => r === resource) === n || /^(Create|Send)/.test(operation)) : FORMS;
+
 /** n8n's node Settings tab, also in the form's DOM. */
 const SETTINGS = ['Always Output Data', 'Execute Once', 'Retry On Fail', 'On Error', 'Notes', 'Display Note in Flow?'];
 
@@ -70,7 +78,7 @@ editorForEachFile('last-test', (opened) => (session = opened), async () => {
 });
 
 describe(`SVC Messaging forms in the n8n editor`, () => {
-	test.each(FORMS)('%s: "%s" shows its fields', async (resource, action, operation, fields) => {
+	test.each(formsHere)('%s: "%s" shows its fields', async (resource, action, operation, fields) => {
 		const { page } = session;
 		await openProbe(session);
 		await addFromNodesPanel(session, 'SVC Messaging', action);
