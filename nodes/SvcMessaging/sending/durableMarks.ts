@@ -108,7 +108,8 @@ class NodeRow {
 		while (this.pending.length > 0) {
 			// A short gather lets the marks of many posts share one write; the wait grows with the
 			// row's cost, so a large row is written less often instead of taking more of the CPU.
-			await sleep(Math.max(SEND_LEDGER.durable.flushMs, SEND_LEDGER.durable.flushCostFactor * this.lastFlushMs));
+			const { flushMs, flushCostFactor, flushMaxMs } = SEND_LEDGER.durable;
+			await sleep(Math.min(flushMaxMs, Math.max(flushMs, flushCostFactor * this.lastFlushMs)));
 			const marks = this.pending;
 			const waiting = this.waiting;
 			this.pending = [];
