@@ -1,8 +1,6 @@
-import { sleep } from 'n8n-workflow';
-
-import { redisAddress, redisClient, RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
+import { redisClient, type SharedLimitConfig } from '../transport/redis';
 import type { KeyClaim, KeyStore } from './keyClaims';
-import { SEND_LEDGER } from './ledgerBounds';
+import { redisTries } from './redisTries';
 
 /**
  * Replaces a claim only when its holder asks (its token): settles it with the result, marks it of
@@ -27,18 +25,7 @@ return 1
 export async function redisKeyStore(config: SharedLimitConfig): Promise<KeyStore> {
 	const client = await redisClient(config, 'the idempotency keys');
 	const keyOf = (digest: string) => `${config.keyPrefix}:idem:${digest}`;
-	const tried = async <T>(call: () => Promise<T>): Promise<T> => {
-		let lastError: unknown;
-		for (const delay of [...SEND_LEDGER.redisRetryDelaysMs, undefined]) {
-			try {
-				return await call();
-			} catch (error) {
-				lastError = error;
-			}
-			if (delay !== undefined) await sleep(delay);
-		}
-		throw new RedisUnavailable(`Lost the connection to Redis at ${redisAddress(config)}, which holds the idempotency keys`, lastError);
-	};
+	const tried = redisTries(config, 'the idempotency keys');
 	const parsed = (value: string | null | undefined) => (value ? (JSON.parse(value) as KeyClaim) : undefined);
 	const peek = async (digests: string[]) =>
 		digests.length === 0 ? [] : (await tried(async () => await client.mget(digests.map(keyOf)))).map(parsed);

@@ -1,7 +1,6 @@
-import { sleep } from 'n8n-workflow';
-
-import { redisAddress, redisClient, RedisUnavailable, scopedPrefix, type SharedLimitConfig } from '../transport/redis';
+import { redisClient, scopedPrefix, type SharedLimitConfig } from '../transport/redis';
 import { SEND_LEDGER } from './ledgerBounds';
+import { redisTries } from './redisTries';
 
 /**
  * The send ledger's part in the credential's shared Redis: entries under `<prefix>:sent:<digest>`,
@@ -37,19 +36,7 @@ export async function redisLedgerStore(config: SharedLimitConfig, scope: string)
 	const entryKey = (digest: string) => `${prefix}:sent:${digest}`;
 	const finishedKey = (digest: string) => `${prefix}:finished:${digest}`;
 
-	const tried = async <T>(call: () => Promise<T>): Promise<T> => {
-		let lastError: unknown;
-		for (const delay of [...SEND_LEDGER.redisRetryDelaysMs, undefined]) {
-			try {
-				return await call();
-			} catch (error) {
-				lastError = error;
-			}
-			if (delay !== undefined) await sleep(delay);
-		}
-		// RedisUnavailable goes on to sending/round.ts, which makes each unsent item's NodeOperationError of it.
-		throw new RedisUnavailable(`Lost the connection to Redis at ${redisAddress(config)}, which holds the send ledger`, lastError);
-	};
+	const tried = redisTries(config, 'the send ledger');
 	/** A pipeline answers each command's error in its results instead of rejecting. */
 	const exec = async (commands: (pipeline: ReturnType<typeof client.pipeline>) => void) => {
 		const pipeline = client.pipeline();
