@@ -9,6 +9,7 @@ import type { IDataObject } from 'n8n-workflow';
 import Redis from 'ioredis';
 
 import { useEmulator } from '../helpers/emulatorFixture';
+import { processedData } from '../helpers/processedData';
 import { executeNode, executeNodeWithHints, type NodeSetup } from '../helpers/n8n';
 import { useRedis } from '../helpers/redisFixture';
 import { apiKeyCredentials, SEED_KEYS, sendBulkParameters, sendParameters } from '../sms/fixtures';
@@ -110,6 +111,21 @@ describe('Idempotency Key without the shared Redis (this process, n8n’s databa
 		clearLocalKeys();
 		clearLocalLedger();
 		const [after] = await send({ parameters: keyed(), executionId: `idem-${n}-after` }, [{ phone: KE, key }]);
+		expect(after).toMatchObject({ accepted: true, alreadySent: true, idempotencyKey: key });
+		expect(smsTo(KE)).toHaveLength(1);
+	});
+
+	it('n8n killed right after the execution ended: the key is already in n8n’s database as sent (not left to a later write)', async () => {
+		const [first] = await send({ parameters: keyed(), executionId: `idem-${n}-killed` }, [{ phone: KE, key }]);
+		// What the database holds when the node returns; a later group write would be lost with the process.
+		const atReturn = new Map(processedData.rows);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		processedData.rows.clear();
+		for (const [row, text] of atReturn) processedData.rows.set(row, text);
+		clearLocalKeys();
+		clearLocalLedger();
+		const [after] = await send({ parameters: keyed(), executionId: `idem-${n}-restarted` }, [{ phone: KE, key }]);
+		expect(first).toMatchObject({ accepted: true });
 		expect(after).toMatchObject({ accepted: true, alreadySent: true, idempotencyKey: key });
 		expect(smsTo(KE)).toHaveLength(1);
 	});

@@ -59,6 +59,21 @@ describe('SMS → Send, n8n restarted (no Redis), then the execution retried', (
 		expect(twice()).toBe(0);
 	});
 
+	it('n8n killed right after the node returned: its accepted marks are already in the database, so the retry reports all as sent before', async () => {
+		const items = phones(63_000_000, 3);
+		const first = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `k-${run}-a` }, items);
+		expect(first.output).toHaveLength(3);
+		// What the database holds when the node returns; a later group write would die with the process.
+		const atReturn = new Map(processedData.rows);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		processedData.rows.clear();
+		for (const [row, text] of atReturn) processedData.rows.set(row, text);
+		clearLocalLedger();
+		const retry = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `k-${run}-b`, mode: 'retry' }, items);
+		expect(retry.output?.map((i) => i.json.alreadySent)).toEqual([true, true, true]);
+		expect(smsNumbers()).toHaveLength(3);
+	});
+
 	it('a retry of an execution that sent nothing sends everything, with no option; a message the service refused is posted again', async () => {
 		const items = phones(62_000_000, 3);
 		// The service refuses the first message (not processed): surely not sent.

@@ -43,6 +43,8 @@ export interface DurableMarks {
 	 * this process), so that the row, rewritten whole by every call, stays small.
 	 */
 	forgetLater(digestsOf: () => string[]): void;
+	/** Resolves once every mark added so far is written (or failed). */
+	written(): Promise<void>;
 }
 
 const OPTIONS = { mode: 'entries' as const, get maxEntries() { return SEND_LEDGER.durable.maxMarks; } };
@@ -144,6 +146,11 @@ export async function onNodeRow<T>(scopeKey: string, helpers: ProcessedData, cal
 	return await row.serial(call);
 }
 
+/** Resolves once every mark added to the node's row so far is written (or failed). */
+export async function nodeRowWritten(scopeKey: string): Promise<void> {
+	await rows.get(scopeKey)?.written();
+}
+
 /** Adds marks to the node's row in its next group write (keyClaims.ts's "sent" marks). */
 export async function addNodeMarks(scopeKey: string, helpers: ProcessedData, marks: string[]): Promise<void> {
 	await rowOf(scopeKey, helpers).add(marks);
@@ -189,5 +196,6 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData): DurableM
 			await node.serial(async (h) => await h.removeProcessed(digests.flatMap((d) => buckets.map((b) => mark('u', d, b))), 'node', OPTIONS));
 		},
 		forgetLater: (digestsOf) => node.forgetLater(digestsOf),
+		written: async () => await node.written(),
 	};
 }

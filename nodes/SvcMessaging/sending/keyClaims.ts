@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { addNodeMarks, onNodeRow, type ProcessedData } from './durableMarks';
+import { addNodeMarks, nodeRowWritten, onNodeRow, type ProcessedData } from './durableMarks';
 import { SEND_LEDGER } from './ledgerBounds';
 
 /**
@@ -43,6 +43,8 @@ export interface KeyStore {
 	peek(digests: string[]): Promise<Array<KeyClaim | undefined>>;
 	/** Replaces the claim held under `token` (undefined: released); a claim held by another is left. */
 	settle(ask: KeyAsk, token: string, next: KeyClaim | undefined): Promise<boolean>;
+	/** Resolves once what `settle` left to a later group write is in n8n's database. Never throws. */
+	stored?(): Promise<void>;
 }
 
 /** Not in the spec: the package's own tuning of the key claims. */
@@ -163,14 +165,16 @@ export function durableKeyStore(inner: KeyStore, scopeKey: string, helpers: Proc
 			return answers;
 		},
 		peek: async (digests) => await inner.peek(digests),
+		stored: async () => await nodeRowWritten(scopeKey).catch(() => undefined),
 		async settle(ask, token, next) {
 			const mine = await inner.peek([ask.digest]);
 			const settled = await inner.settle(ask, token, next);
 			const at = mine[0]?.at ?? Date.now();
 			if (!settled || !marked.has(ask.digest)) return settled;
 			if (next?.state === 'sent') {
-				// Not awaited: the node's next group write takes them (a later claim reads after it). A crash
-				// before it leaves the key claimed without "sent": of unknown outcome after the restart, never sent again.
+				// Not awaited here (a post would hold its window slot): the node's next group write takes them,
+				// and the round waits for that write before it returns (stored). A crash before it leaves the
+				// key claimed without "sent": of unknown outcome after the restart, never sent again.
 				void addNodeMarks(scopeKey, helpers, covered(at, ask.ttlMs).map((b) => sentMark(ask.digest, b))).catch(() => undefined);
 			} else if (!next) {
 				await row(async (h) => await h.removeProcessed(covered(at, ask.ttlMs).map((b) => claimMark(ask.digest, b)), 'node', options)).catch(() => undefined);

@@ -105,6 +105,8 @@ export interface SendLedger {
 	record(entries: Array<[identity: string, entry: LedgerEntry | undefined]>): Promise<void>;
 	/** The run ended without an error: an execution retry never re-runs it, so ignores its entries. */
 	finish(): Promise<void>;
+	/** Resolves once what `record` left to a later group write is in n8n's database (ledgerDurable.ts). Never throws. */
+	stored?(): Promise<void>;
 }
 
 /**

@@ -104,6 +104,7 @@ export function withDurableMarks(
 			void marks.accepted(accepted).catch(() => undefined);
 			await marks.notSent(notSent).catch(() => undefined);
 		},
+		stored: async () => await marks.written().catch(() => undefined),
 		async finish() {
 			await ledger.finish();
 			// A finished run is re-run by a retry only within its hour (the node succeeded, then n8n

@@ -161,6 +161,9 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		return await postPending(run, units, pending, options, { claims: claims || undefined, estimate, failUnsent });
 	} finally {
 		await claims?.end();
+		// The node's output says "sent" only once n8n's database knows it too: a restart right after
+		// the execution ended would otherwise find the last messages (and keys) under way, not sent.
+		await Promise.all([ledger.stored?.(), keys?.store.stored?.()]);
 	}
 }
 

@@ -22,6 +22,8 @@ function lazyStore(open: () => Promise<KeyStore>): KeyStore {
 		claim: async (asks, mine) => await (await get()).claim(asks, mine),
 		peek: async (digests) => await (await get()).peek(digests),
 		settle: async (ask, token, next) => await (await get()).settle(ask, token, next),
+		// Never opens the store: a run that claimed nothing has nothing to store.
+		stored: async () => await store?.then(async (opened) => await opened.stored?.()).catch(() => undefined),
 	};
 }
 
