@@ -27,15 +27,23 @@ interface Unit {
 	outcome?: Outcome;
 }
 
+/** The units of one key (every field sized for a run of 100,000 keys: no empty arrays kept per key). */
 interface Group<U> {
 	ask: ItemKey;
 	owner: number;
 	units: U[];
 	/** units of later items with the same key: never posted, answered with the owner's result */
-	repeats: Array<[unit: U, position: number]>;
+	repeats?: Array<[unit: U, position: number]>;
+	/** repeats: how many units each repeating item has had so far (its next unit's position) */
+	positions?: Map<number, number>;
+	/** claimed by this run: its units are posted */
+	claimed?: boolean;
 	left: number;
 	started: boolean;
-	outcomes: Outcome[];
+	/** the accepted outputs of its posts, in order */
+	accepted?: IDataObject[];
+	/** a post may have reached the service unanswered */
+	unknown?: boolean;
 }
 
 /** A repeat of a key's first send: its output as it was, marked, and where it came from. */
@@ -60,26 +68,42 @@ const since = (claim: KeyClaim) => `execution ${claim.executionId} at ${new Date
  */
 export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, units: U[], resendUnknown: boolean) {
 	const groups = new Map<string, Group<U>>();
-	const groupOf = new Map<U, Group<U>>();
 	const post: U[] = [];
-	const positions = new Map<string, number>();
+	const keyOf = (unit: U) => {
+		const ask = keys.of(unit.itemIndex);
+		return ask && !('ok' in ask) ? ask : undefined;
+	};
 	for (const unit of units) {
 		const ask = keys.of(unit.itemIndex);
 		if (!ask) post.push(unit);
 		else if ('ok' in ask) unit.outcome = ask;
 		else {
-			let group = groups.get(ask.digest);
-			if (!group) groups.set(ask.digest, (group = { ask, owner: unit.itemIndex, units: [], repeats: [], left: 0, started: false, outcomes: [] }));
-			const slot = `${ask.digest}\u0000${unit.itemIndex}`;
-			const position = positions.get(slot) ?? 0;
-			positions.set(slot, position + 1);
-			if (group.owner === unit.itemIndex) group.units.push(unit);
-			else group.repeats.push([unit, position]);
+			const group = groups.get(ask.digest);
+			// Every field set here: one added later moves the object's fields to a separate, larger store.
+			if (!group) groups.set(ask.digest, { ask, owner: unit.itemIndex, units: [unit], repeats: undefined, positions: undefined, claimed: false, left: 0, started: false, accepted: undefined, unknown: false });
+			else if (group.owner === unit.itemIndex) group.units.push(unit);
+			else {
+				const positions = (group.positions ??= new Map());
+				const position = positions.get(unit.itemIndex) ?? 0;
+				positions.set(unit.itemIndex, position + 1);
+				(group.repeats ??= []).push([unit, position]);
+			}
 		}
 	}
+	/** the group whose units this run posts */
+	const claimedGroupOf = (unit: U) => {
+		const ask = keyOf(unit);
+		const group = ask && groups.get(ask.digest);
+		return group?.claimed && group.owner === unit.itemIndex ? group : undefined;
+	};
 	const answer = (group: Group<U>, make: (position: number, itemIndex: number) => Outcome) => {
 		group.units.forEach((unit, position) => (unit.outcome = make(position, unit.itemIndex)));
-		for (const [unit, position] of group.repeats) unit.outcome = make(position, unit.itemIndex);
+		for (const [unit, position] of group.repeats ?? []) unit.outcome = make(position, unit.itemIndex);
+	};
+	const claimGroup = (group: Group<U>) => {
+		group.left = group.units.length;
+		group.claimed = true;
+		post.push(...group.units);
 	};
 	const mine: KeyClaim = { state: 'pending', token: randomUUID(), executionId: keys.executionId, workflowId: keys.workflowId, at: Date.now() };
 	const waitUntil = Date.now() + KEY_CLAIMS.waitMs;
@@ -93,11 +117,8 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 		for (const [n, group] of open.entries()) {
 			const claim = current(held[n]);
 			const { key } = group.ask;
-			if (!claim) {
-				group.left = group.units.length;
-				for (const unit of group.units) groupOf.set(unit, group);
-				post.push(...group.units);
-			} else if (claim.state === 'sent' && claim.durable && keys.followsMessages) {
+			if (!claim) claimGroup(group);
+			else if (claim.state === 'sent' && claim.durable && keys.followsMessages) {
 				answer(group, (_, i) =>
 					refusal(node, i, `the message of Idempotency Key "${key}" was sent by an earlier execution, and n8n’s database keeps no message ID, so its delivery cannot be followed`, 'It is not sent again. The dashboard’s message log shows its delivery.', UNKNOWN_OUTCOME),
 				);
@@ -105,9 +126,7 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 				answer(group, (position) => ({ ok: true, json: repeated(claim, key, position) }));
 			} else if (claim.state === 'unknown' && resendUnknown && !claim.stale && (await keys.store.settle(group.ask, claim.token, mine))) {
 				// (A claim merely left in progress is not taken over: its execution may still be sending it.)
-				group.left = group.units.length;
-				for (const unit of group.units) groupOf.set(unit, group);
-				post.push(...group.units);
+				claimGroup(group);
 			} else if (claim.state === 'unknown') {
 				const where = claim.durable ? 'an earlier execution (kept in n8n’s database)' : since(claim);
 				answer(group, (_, i) =>
@@ -129,15 +148,18 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 
 	const notSentRepeat = (itemIndex: number, group: Group<U>) =>
 		refusal(node, itemIndex, `Idempotency Key "${group.ask.key}" is also item ${group.owner}'s, whose message was not sent`, 'Nothing was sent for this item: one message per key.', IDEMPOTENCY_KEY_HELD);
-	const settleGroup = async (group: Group<U>) => {
-		const accepted = group.outcomes.filter((o): o is Extract<Outcome, { ok: true }> => o.ok);
+	const settleGroup = async (group: Group<U>, sentAt: string) => {
+		const accepted = group.accepted;
 		let next: KeyClaim | undefined;
-		if (accepted.length > 0) next = { ...mine, state: 'sent', sentAt: new Date().toISOString(), results: accepted.slice(0, KEY_CLAIMS.maxResults).map((o) => o.json) };
-		else if (group.outcomes.some((o) => !o.ok && mayHaveBeenProcessed(o.error))) next = { ...mine, state: 'unknown', message: 'its answer was lost (a timeout, a dropped connection or a server error)' };
+		const results = accepted && accepted.length > KEY_CLAIMS.maxResults ? accepted.slice(0, KEY_CLAIMS.maxResults) : accepted;
+		// Kept for every key: written out, not spread (a spread copy is a dictionary object, ~450 bytes against ~160).
+		const { token, executionId, workflowId, at } = mine;
+		if (results) next = { state: 'sent', token, executionId, workflowId, at, sentAt, results };
+		else if (group.unknown) next = { ...mine, state: 'unknown', message: 'its answer was lost (a timeout, a dropped connection or a server error)' };
 		// A settle that does not reach the store leaves the claim in progress: later read as unknown, never sent twice.
 		await keys.store.settle(group.ask, mine.token, next).catch(() => undefined);
 		const claim = next ?? mine;
-		for (const [unit, position] of group.repeats) {
+		for (const [unit, position] of group.repeats ?? []) {
 			if (next?.state === 'sent') unit.outcome = { ok: true, json: repeated(claim, group.ask.key, position) };
 			else if (next) unit.outcome = refusal(node, unit.itemIndex, `Idempotency Key "${group.ask.key}" is also item ${group.owner}'s, whose message may have been sent (its answer was lost)`, 'Nothing was sent for this item: one message per key. Check the message log in the dashboard.', UNKNOWN_OUTCOME);
 			else unit.outcome = notSentRepeat(unit.itemIndex, group);
@@ -148,26 +170,31 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 		/** the units of a post are under way: their keys are no longer released if the run stops */
 		started(posted: U[]) {
 			for (const unit of posted) {
-				const group = groupOf.get(unit);
+				const group = claimedGroupOf(unit);
 				if (group) group.started = true;
 			}
 		},
 		async settle(posted: Array<[U, Outcome]>) {
 			const done: Array<Group<U>> = [];
 			for (const [unit, outcome] of posted) {
-				const group = groupOf.get(unit);
+				const group = claimedGroupOf(unit);
 				if (!group) continue;
-				group.outcomes.push(outcome);
+				// A literal, not a push onto []: an array grown by push reserves room for 17, and most keys have one message.
+				if (outcome.ok && group.accepted) group.accepted.push(outcome.json);
+				else if (outcome.ok) group.accepted = [outcome.json];
+				else if (mayHaveBeenProcessed(outcome.error)) group.unknown = true;
 				if (--group.left === 0) done.push(group);
 			}
-			for (const group of done) await settleGroup(group);
+			// One time for the whole batch: a string per key is memory kept for as long as the key.
+			const sentAt = new Date().toISOString();
+			for (const group of done) await settleGroup(group, sentAt);
 		},
 		/** Releases the keys of units never posted (a refused budget, a lost Redis, a stopped campaign run). */
 		async end() {
-			for (const group of new Set(groupOf.values())) {
-				if (group.started) continue;
+			for (const group of groups.values()) {
+				if (!group.claimed || group.started) continue;
 				await keys.store.settle(group.ask, mine.token, undefined).catch(() => undefined);
-				for (const [unit] of group.repeats) unit.outcome ??= notSentRepeat(unit.itemIndex, group);
+				for (const [unit] of group.repeats ?? []) unit.outcome ??= notSentRepeat(unit.itemIndex, group);
 			}
 		},
 	};
