@@ -96,6 +96,8 @@ async function main() {
 	// What examples/otp-with-fallback.json needs for its fallback branch (as `npm run demo` does): the
 	// approved chat template otp_code, and a chat opt-in for the number whose SMS fails.
 	await stack.emulator.client.prepareOtpFallback(SEED_KEYS.starter, [FALLBACK_PHONE]);
+	// What examples/opt-outs-and-sending-hours.json reads: a Data Table "opt-outs" holding one of its numbers.
+	if (firstRun) await stack.n8n.createDataTable('opt-outs', ['phone'], [{ phone: '0712000911' }]).catch((e) => console.warn(`Could not create the Data Table "opt-outs": ${e}`));
 	// Delivery reports of examples/otp-send.json arrive here.
 	const tracking = examples.find((w) => w.id === 'svcExampleOtpTrack');
 	if (tracking?.id) await stack.n8n.activate(tracking.id).catch((e) => console.warn(`Could not activate "${tracking.name}": ${e}`));
@@ -118,6 +120,8 @@ ${line}
    "E2E · <resource> · <operation>", one per operation, with sample input pinned on
    their Input node: open one and click "Execute workflow".
  Test numbers: …999 fails (DESTINATION_NOT_REACHABLE), …998 expires, …997 is blacklisted.
+ Data Table "opt-outs" (Overview → Data tables): 0712000911, which
+   "SVC example · Bulk SMS that skips opted-out numbers and waits for daytime" skips.
  Chat opt-ins: +254712345678, +254712345679, +2348031234567, ${FALLBACK_PHONE} (its SMS fails: put it in
    "SVC example · OTP by SMS, chat template if not delivered" to see its fallback; otp_code is approved).
  n8n data: ${userFolder}${firstRun ? '' : '  (kept from an earlier run; --fresh re-imports)'}

@@ -25,17 +25,12 @@ describe('do-not-send list in real n8n', () => {
 	afterAll(async () => await redis?.stop());
 
 	test('the example: an n8n Data Table of opt-outs, read once, suppresses its number; Sending Hours still apply to the rest', async () => {
-		const { data: project } = await n8n.rest<{ data: { id: string } }>('GET', '/rest/projects/personal');
-		const { data: table } = await n8n.rest<{ data: { id: string } }>('POST', `/rest/projects/${project.id}/data-tables`, {
-			name: 'opt-outs',
-			columns: [{ name: 'phone', type: 'string' }],
-		});
 		// National form in the table, E.164 in the customer list's other rows: one number all the same.
-		await n8n.rest('POST', `/rest/projects/${project.id}/data-tables/${table.id}/insert`, { data: [{ phone: '0712000911' }], returnType: 'count' });
+		const tableId = await n8n.createDataTable('opt-outs', ['phone'], [{ phone: '0712000911' }]);
 		// n8n 1.123's Data Table node reads its table by ID only (its "By Name" mode came later): the
 		// user picks the table from the list there, as this edit does.
 		const byId = (wf: WorkflowJson) => {
-			wf.nodes.find((n) => n.name === 'Opt-Outs')!.parameters.dataTableId = { __rl: true, mode: 'id', value: table.id };
+			wf.nodes.find((n) => n.name === 'Opt-Outs')!.parameters.dataTableId = { __rl: true, mode: 'id', value: tableId };
 		};
 		const execution = expectSuccess(await n8n.runManual('svcExampleOptOutHours', version.startsWith('1.') ? { edit: byId } : {}));
 		const sent = jsonOf(out(execution, 'Send Bulk SMS'));

@@ -127,7 +127,7 @@ describe('Do-Not-Send List → Numbers (handed over by the workflow)', () => {
 });
 
 describe('Campaign → Create (version 2): listed manual numbers are taken out', () => {
-	const createCampaign = async (phoneNumbers: string, numbers: string, contactGroupIds = '') =>
+	const createCampaign = async (phoneNumbers: string, numbers: string, contactGroupIds = '', credentials = bothCredentials(emu.url)) =>
 		(
 			await executeNode(
 				{
@@ -143,7 +143,7 @@ describe('Campaign → Create (version 2): listed manual numbers are taken out',
 						options: {},
 						...listOf(numbers),
 					},
-					credentials: bothCredentials(emu.url),
+					credentials,
 					typeVersion: 2,
 				},
 				[{}],
@@ -155,6 +155,16 @@ describe('Campaign → Create (version 2): listed manual numbers are taken out',
 		const out = await createCampaign(`${A}, ${B}`, B);
 		expect(stored().map((c) => c.manualNumbers)).toEqual([[A]]);
 		expect(out).toMatchObject({ totalRecipients: 1, suppressedNumbers: [B] });
+	});
+
+	it("the API key credential's Redis list counts too: its number is taken out, beside the Numbers field's", async () => {
+		const redisKey = withRedis();
+		await listOp(redisKey, 'add', [{ phone: A }]);
+		const credentials = { ...bothCredentials(emu.url), ...redisKey };
+		const out = await createCampaign(`${A}, ${B}, ${C}`, C, '', credentials);
+		expect(stored().map((c) => c.manualNumbers)).toEqual([[B]]);
+		expect(out).toMatchObject({ totalRecipients: 1 });
+		expect([...(out.suppressedNumbers as string[])].sort()).toEqual([A, C]);
 	});
 
 	it('every number listed and no contact groups: no campaign is created; the item says why', async () => {

@@ -49,6 +49,20 @@ export class N8nClient {
 		return res.body;
 	}
 
+	/**
+	 * An n8n Data Table in the owner's personal project, with string columns and rows (n8n 1.123 and
+	 * 2.x: the editor's REST API). Answers its ID.
+	 */
+	async createDataTable(name: string, columns: string[], rows: Array<Record<string, string>>): Promise<string> {
+		const { data: project } = await this.rest<{ data: { id: string } }>('GET', '/rest/projects/personal');
+		const { data: table } = await this.rest<{ data: { id: string } }>('POST', `/rest/projects/${project.id}/data-tables`, {
+			name,
+			columns: columns.map((column) => ({ name: column, type: 'string' })),
+		});
+		if (rows.length) await this.rest('POST', `/rest/projects/${project.id}/data-tables/${table.id}/insert`, { data: rows, returnType: 'count' });
+		return table.id;
+	}
+
 	/** Public API (`X-N8N-API-KEY`). */
 	async api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
 		const res = await http<T>(method, `${this.url}/api/v1${path}`, body, { 'X-N8N-API-KEY': this.apiKey });
