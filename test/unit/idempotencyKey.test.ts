@@ -6,7 +6,8 @@ import type { INode } from 'n8n-workflow';
 
 import { checkIdempotencyKey, checkRememberHours } from '../../nodes/SvcMessaging/rules/idempotencyKey';
 import { claimKeys, type RunKeys } from '../../nodes/SvcMessaging/sending/idempotency';
-import { clearLocalKeys, current, KEY_CLAIMS, localKeyStore, type KeyClaim, type KeyStore } from '../../nodes/SvcMessaging/sending/keyClaims';
+import { clearLocalKeys, current, durableKeyStore, KEY_CLAIMS, localKeyStore, type KeyClaim, type KeyStore } from '../../nodes/SvcMessaging/sending/keyClaims';
+import type { ProcessedData } from '../../nodes/SvcMessaging/sending/durableMarks';
 import type { Outcome } from '../../nodes/SvcMessaging/sending/outcomes';
 
 const node = { name: 'SVC Messaging' } as INode;
@@ -76,6 +77,55 @@ describe('Idempotency Key: claims in this process', () => {
 		const old = claim('a', Date.now() - KEY_CLAIMS.staleMs - 1);
 		expect(current(old)).toMatchObject({ state: 'unknown', token: 'a' });
 		expect(current(claim('b'))).toMatchObject({ state: 'pending' });
+	});
+});
+
+describe("Idempotency Key: n8n's database (a restart is clearLocalKeys(); the marks stay)", () => {
+	afterEach(clearLocalKeys);
+	// n8n's processed-data row of one node, as a set of marks.
+	const marks = new Set<string>();
+	const helpers: ProcessedData = {
+		async checkProcessedAndRecord(items) {
+			const out = { new: [] as typeof items, processed: [] as typeof items };
+			for (const item of items) {
+				if (marks.has(String(item))) out.processed.push(item);
+				else (marks.add(String(item)), out.new.push(item));
+			}
+			return out;
+		},
+		async removeProcessed(items) {
+			for (const item of items) marks.delete(String(item));
+		},
+	};
+	const hour = 3600_000;
+	// 01:00 UTC: a 3-hour bucket began an hour ago.
+	const t0 = Date.UTC(2026, 10, 27, 1);
+	const claim = (token: string, at: number): KeyClaim => ({ state: 'pending', token, executionId: `e-${token}`, workflowId: 'w', at });
+	const ask = (digest: string) => ({ digest, ttlMs: 24 * hour });
+	const restarted = () => {
+		clearLocalKeys();
+		return durableKeyStore(localKeyStore, 'workflow\u0000node', helpers);
+	};
+
+	it('a key sent is known as sent in every later bucket of its hours (one "sent" mark), and free after them', async () => {
+		const store = restarted();
+		expect(await store.claim([ask('sent')], claim('a', t0))).toEqual([undefined]);
+		await store.settle(ask('sent'), 'a', { ...claim('a', t0), state: 'sent', sentAt: new Date(t0).toISOString(), results: [{ messageId: 'm1' }] });
+		await store.stored?.();
+		const sentMarks = [...marks].filter((m) => m.startsWith('s:'));
+		expect(sentMarks).toHaveLength(1);
+		for (const later of [t0 + 1, t0 + 5 * hour, t0 + 23 * hour]) {
+			expect((await restarted().claim([ask('sent')], claim(`b${later}`, later)))[0]).toMatchObject({ state: 'sent', durable: true });
+		}
+		// Past its 24 hours and the bucket it ends in: free again.
+		expect(await restarted().claim([ask('sent')], claim('c', t0 + 27 * hour))).toEqual([undefined]);
+		// Asking wrote no "sent" mark.
+		expect([...marks].filter((m) => m.startsWith('s:'))).toEqual(sentMarks);
+	});
+
+	it('a key whose execution stopped before it was settled is of unknown outcome after the restart, never free', async () => {
+		await restarted().claim([ask('stopped')], claim('a', t0));
+		expect((await restarted().claim([ask('stopped')], claim('b', t0 + 4 * hour)))[0]).toMatchObject({ state: 'unknown', durable: true });
 	});
 });
 

@@ -58,10 +58,13 @@ export const KEY_CLAIMS = {
 	maxResults: 100,
 	/** keys this process holds without the shared Redis (oldest dropped first; n8n's database keeps its marks) */
 	maxLocalKeys: 100_000,
-	/** n8n's database: a claim is marked in every bucket of this length it covers */
+	/**
+	 * n8n's database: a claim is marked in every bucket of this length it covers (so it holds up to one
+	 * bucket longer than asked), and "sent" once, in the bucket it was claimed in
+	 */
 	durableBucketMs: 3 * 3600_000,
 	/**
-	 * n8n's database: keys of one run marked there (up to 2 × 25 marks each); the rest are claimed in
+	 * n8n's database: keys of one run marked there (up to 26 marks each, 10 at 24 hours); the rest are claimed in
 	 * this process only, so that a large keyed Send Bulk does not push the send ledger's own marks out
 	 * of the node's row (its last 200,000)
 	 */
@@ -144,12 +147,13 @@ export function durableKeyStore(inner: KeyStore, scopeKey: string, helpers: Proc
 				const rest = fresh.filter((a) => !seen.has(claimMark(a.digest, now))).flatMap((a) => covered(mine.at, a.ttlMs).slice(1).map((b) => claimMark(a.digest, b)));
 				if (rest.length) await h.checkProcessedAndRecord(rest, 'node', options);
 				if (claimed.length === 0) return new Map<string, boolean>();
-				const asked = claimed.map((a) => sentMark(a.digest, now));
-				const found = await h.checkProcessedAndRecord(asked, 'node', options);
+				// A key's "sent" mark is in the bucket it was claimed in, no longer ago than its hours.
+				const sentMarksOf = (a: KeyAsk) => covered(mine.at - a.ttlMs, a.ttlMs).map((b) => sentMark(a.digest, b));
+				const found = await h.checkProcessedAndRecord(claimed.flatMap(sentMarksOf), 'node', options);
 				// Asking recorded the sent marks not found: they must go again.
 				if (found.new.length) await h.removeProcessed(found.new, 'node', options);
 				const sent = new Set(found.processed.map(String));
-				return new Map(claimed.map((a) => [a.digest, sent.has(sentMark(a.digest, now))]));
+				return new Map(claimed.map((a) => [a.digest, sentMarksOf(a).some((m) => sent.has(m))]));
 			}).catch(async (error: unknown) => {
 				// Not claimed in n8n's database: not claimed at all (the items fail unsent).
 				for (const ask of fresh) await inner.settle(ask, mine.token, undefined);
@@ -175,7 +179,7 @@ export function durableKeyStore(inner: KeyStore, scopeKey: string, helpers: Proc
 				// Not awaited here (a post would hold its window slot): the node's next group write takes them,
 				// and the round waits for that write before it returns (stored). A crash before it leaves the
 				// key claimed without "sent": of unknown outcome after the restart, never sent again.
-				void addNodeMarks(scopeKey, helpers, covered(at, ask.ttlMs).map((b) => sentMark(ask.digest, b))).catch(() => undefined);
+				void addNodeMarks(scopeKey, helpers, [sentMark(ask.digest, bucket(at))]).catch(() => undefined);
 			} else if (!next) {
 				await row(async (h) => await h.removeProcessed(covered(at, ask.ttlMs).map((b) => claimMark(ask.digest, b)), 'node', options)).catch(() => undefined);
 			}
