@@ -10,40 +10,30 @@ import { copyFileSync, mkdirSync } from 'fs';
 import { join } from 'path';
 
 import { SEED_KEYS } from '../emulator/seed';
-import { CREDENTIAL_IDS, CREDENTIAL_NAMES, DEFAULT_TARGET, http, ROOT, type WorkflowJson } from '../e2e/harness';
+import { CREDENTIAL_NAMES, DEFAULT_TARGET, http, ROOT, triggerThenSvcNode } from '../e2e/harness';
 import { editorForEachFile, screenshot, SCREENSHOTS, type EditorSession } from './editorSession';
 
 const PHONE = '+254712345678';
 const DOCS_IMAGES = join(ROOT, 'docs', 'images');
 
 /** What README's steps build: an item with a phone number, then SMS → Send. */
-const otpWorkflow: WorkflowJson = {
-	name: 'Send an OTP',
-	nodes: [
-		{ id: 'otp-trigger', name: 'New sign-up', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-		{
-			id: 'otp-send',
-			name: 'Send OTP',
-			type: 'n8n-nodes-svc-messaging.svcMessaging',
-			// What the nodes panel adds today: version 2.
-			typeVersion: 2,
-			position: [280, 0],
-			credentials: { svcMessagingApi: { id: CREDENTIAL_IDS.starter, name: CREDENTIAL_NAMES.starter } },
-			parameters: {
-				resource: 'sms',
-				operation: 'send',
-				phoneNumber: '={{ $json.phone }}',
-				message: '=Your verification code is {{ $json.code }}. It expires in 10 minutes.',
-				senderId: { __rl: true, mode: 'list', value: 'SVCTEST', cachedResultName: 'SVCTEST' },
-				options: {},
-			},
+// What the nodes panel adds today: version 2; the item a sign-up form (or webhook, or sheet row) would bring.
+const otpWorkflow = triggerThenSvcNode(
+	'Send an OTP',
+	{ name: 'New sign-up', items: [{ phone: PHONE, code: '482913' }] },
+	{
+		id: 'otp-send',
+		name: 'Send OTP',
+		parameters: {
+			resource: 'sms',
+			operation: 'send',
+			phoneNumber: '={{ $json.phone }}',
+			message: '=Your verification code is {{ $json.code }}. It expires in 10 minutes.',
+			senderId: { __rl: true, mode: 'list', value: 'SVCTEST', cachedResultName: 'SVCTEST' },
+			options: {},
 		},
-	],
-	connections: { 'New sign-up': { main: [[{ node: 'Send OTP', type: 'main', index: 0 }]] } },
-	settings: { executionOrder: 'v1' },
-	// The item a sign-up form (or webhook, or sheet row) would bring.
-	pinData: { 'New sign-up': [{ json: { phone: PHONE, code: '482913' } }] },
-};
+	},
+);
 
 let session: EditorSession;
 

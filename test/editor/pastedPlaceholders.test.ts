@@ -6,59 +6,38 @@
  * Chat Template → Create's Body pasted as `Hi {{1}}, your order {{2}} has shipped.` (0 templates
  * posted). Runs in n8n 2.41.1 (`npm run test:editor`) and 1.123.81 (`npm run test:editor:n8n1`).
  */
-import { CREDENTIAL_IDS, CREDENTIAL_NAMES, type WorkflowJson } from '../e2e/harness';
+import { triggerThenSvcNode, type WorkflowJson } from '../e2e/harness';
 import { editorForEachFile, screenshot, type EditorSession } from './editorSession';
 
 const PHONE = '+254712345678';
 const PASTED = 'Hello {{name}}, your order {{order}} has shipped';
 
-const bulkWorkflow: WorkflowJson = {
-	name: 'Pasted placeholders',
-	nodes: [
-		{ id: 'paste-trigger', name: 'Orders', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-		{
-			id: 'paste-bulk',
-			name: 'Send Bulk',
-			type: 'n8n-nodes-svc-messaging.svcMessaging',
-			typeVersion: 2,
-			position: [280, 0],
-			credentials: { svcMessagingApi: { id: CREDENTIAL_IDS.starter, name: CREDENTIAL_NAMES.starter } },
-			parameters: {
-				resource: 'sms',
-				operation: 'sendBulk',
-				recipientsSource: 'items',
-				phoneNumber: '={{ $json.phone }}',
-				variablesSource: 'allFields',
-				message: '',
-				senderId: { __rl: true, mode: 'list', value: '' },
-				options: {},
-			},
+const bulkWorkflow = triggerThenSvcNode(
+	'Pasted placeholders',
+	{ name: 'Orders', items: [{ phone: PHONE, name: 'Amina', order: 'A-12' }] },
+	{
+		id: 'paste-bulk',
+		name: 'Send Bulk',
+		parameters: {
+			resource: 'sms',
+			operation: 'sendBulk',
+			recipientsSource: 'items',
+			phoneNumber: '={{ $json.phone }}',
+			variablesSource: 'allFields',
+			message: '',
+			senderId: { __rl: true, mode: 'list', value: '' },
+			options: {},
 		},
-	],
-	connections: { Orders: { main: [[{ node: 'Send Bulk', type: 'main', index: 0 }]] } },
-	settings: { executionOrder: 'v1' },
-	pinData: { Orders: [{ json: { phone: PHONE, name: 'Amina', order: 'A-12' } }] },
-};
+	},
+);
 
 const PASTED_BODY = 'Hi {{1}}, your order {{2}} has shipped.';
 
-const templateWorkflow: WorkflowJson = {
-	name: 'Pasted template body',
-	nodes: [
-		{ id: 'paste-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-		{
-			id: 'paste-template',
-			name: 'Create Template',
-			type: 'n8n-nodes-svc-messaging.svcMessaging',
-			typeVersion: 2,
-			position: [280, 0],
-			credentials: { svcMessagingApi: { id: CREDENTIAL_IDS.starter, name: CREDENTIAL_NAMES.starter } },
-			parameters: { resource: 'chatTemplate', operation: 'create', templateName: 'order_shipped', bodyText: '' },
-		},
-	],
-	connections: { Start: { main: [[{ node: 'Create Template', type: 'main', index: 0 }]] } },
-	settings: { executionOrder: 'v1' },
-};
+const templateWorkflow = triggerThenSvcNode(
+	'Pasted template body',
+	{ name: 'Start' },
+	{ id: 'paste-template', name: 'Create Template', parameters: { resource: 'chatTemplate', operation: 'create', templateName: 'order_shipped', bodyText: '' } },
+);
 
 let session: EditorSession;
 

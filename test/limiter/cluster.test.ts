@@ -11,11 +11,11 @@
 import { spawn } from 'child_process';
 import Redis from 'ioredis';
 import { join } from 'path';
-import { request } from 'undici';
 
 import { SEED_KEYS } from '../emulator';
 import { apiKeyCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
+import { mostInAnySecond, phones, sendFromOther, sendsAt, useLimiterProcesses } from '../helpers/limiterProcesses';
 import { executeNode } from '../helpers/n8n';
 import { useRedisCluster } from '../helpers/redisCluster';
 import { sendParameters } from '../sms/fixtures';
@@ -23,21 +23,10 @@ import * as mainLimiter from '../../nodes/SvcMessaging/transport/limiter';
 import { sharedLimitOf, type SharedLimitConfig } from '../../nodes/SvcMessaging/transport/redis';
 import { LEASE_MS } from '../../nodes/SvcMessaging/transport/slotLease';
 
-type LimiterModule = typeof mainLimiter;
-
 const REDIS_PASSWORD = 'cluster-secret-pw-0003';
 const emu = useEmulator({ per: 'test', timeScale: 1000, rateLimit: 'sliding-window' });
 const cluster = useRedisCluster({ password: REDIS_PASSWORD });
-const others: LimiterModule[] = [];
-
-function otherProcess(): LimiterModule {
-	let copy: LimiterModule | undefined;
-	jest.isolateModules(() => {
-		copy = require('../../nodes/SvcMessaging/transport/limiter') as LimiterModule;
-	});
-	others.push(copy!);
-	return copy!;
-}
+const { otherProcess } = useLimiterProcesses();
 
 /** The credential's Redis fields as a user fills them for a cluster (Host and Port left as they are). */
 const clusterFields = (prefix = 'svc-messaging') => ({
@@ -50,35 +39,7 @@ const clusterFields = (prefix = 'svc-messaging') => ({
 });
 const clusterConfig = (prefix?: string): SharedLimitConfig => sharedLimitOf(clusterFields(prefix))!;
 
-const phones = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(from + i).padStart(8, '0')}` }));
-const sends = () => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/sms/send-api');
-
-async function sendFromOther(other: LimiterModule, config: SharedLimitConfig, from: number, n: number, key: string, limits: { requestsPerSecond: number; recipientsPerCall: number }) {
-	const limiter = await other.limiterFor(emu.url, key, limits, config);
-	return await Promise.all(
-		phones(from, n).map(async ({ phone }) => {
-			for (let tries = 0; tries < 20; tries++) {
-				const status = await limiter.schedule(async () => {
-					const res = await request(`${emu.url}/api/sms/send-api`, {
-						method: 'POST',
-						headers: { 'x-api-key': key, 'content-type': 'application/json' },
-						body: JSON.stringify({ phoneNumber: phone, message: 'From another process' }),
-					});
-					await res.body.text();
-					if (res.statusCode === 429) limiter.penalize(Number(res.headers['retry-after'] ?? 1) * 1000);
-					return res.statusCode;
-				}, 'other');
-				if (status !== 429) return status;
-			}
-			return 429;
-		}),
-	);
-}
-
-afterEach(async () => {
-	await mainLimiter.closeSharedLimiters();
-	for (const other of others.splice(0)) await other.closeSharedLimiters();
-});
+const sends = () => sendsAt(emu);
 
 it('the cluster is real: a multi-key step over keys of different slots is refused (CROSSSLOT)', async () => {
 	const client = new Redis.Cluster(cluster.nodes, { redisOptions: { password: REDIS_PASSWORD } });
@@ -98,7 +59,7 @@ describe('the shared limit on the cluster', () => {
 		const credentials = apiKeyCredentials(emu.url, { plan: 'free', webhookSecret: 'whsec_never_in_redis', extra: clusterFields() });
 		const [[out], otherStatuses] = await Promise.all([
 			executeNode({ parameters: sendParameters(), credentials }, phones(10_000_000, 20)),
-			sendFromOther(otherProcess(), clusterConfig(), 20_000_000, 20, SEED_KEYS.free, FREE),
+			sendFromOther(emu, otherProcess(), clusterConfig(), 20_000_000, 20, SEED_KEYS.free, FREE),
 		]);
 		expect(out.filter((item) => item.json.accepted === true)).toHaveLength(20);
 		expect(otherStatuses).toEqual(Array(20).fill(202));
@@ -112,12 +73,10 @@ describe('the shared limit on the cluster', () => {
 		const each = Math.ceil(60 / processes);
 		const config = clusterConfig(`svc-messaging-cluster-${processes}`);
 		const copies = Array.from({ length: processes }, () => otherProcess());
-		const statuses = await Promise.all(copies.map(async (copy, p) => await sendFromOther(copy, config, 70_000_000 + p * 1_000, each, SEED_KEYS.starter, STARTER)));
+		const statuses = await Promise.all(copies.map(async (copy, p) => await sendFromOther(emu, copy, config, 70_000_000 + p * 1_000, each, SEED_KEYS.starter, STARTER)));
 		expect(statuses.flat()).toEqual(Array(processes * each).fill(202));
 		expect(sends().filter((r) => r.status === 429)).toHaveLength(0);
-		const arrivals = sends().map((r) => Date.parse(r.time)).sort((a, b) => a - b);
-		const most = Math.max(...arrivals.map((t, i) => arrivals.slice(i).filter((u) => u < t + 1000).length));
-		expect(most).toBeLessThanOrEqual(STARTER.requestsPerSecond);
+		expect(mostInAnySecond(sends().map((r) => Date.parse(r.time)))).toBeLessThanOrEqual(STARTER.requestsPerSecond);
 		expect(new Set(emu.control.messages().map((m) => m.phoneNumber)).size).toBe(processes * each);
 	}, 60_000);
 

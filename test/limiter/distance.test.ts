@@ -11,6 +11,7 @@ import { request } from 'undici';
 
 import { SEED_KEYS } from '../emulator';
 import { useEmulator } from '../helpers/emulatorFixture';
+import { mostInAnySecond } from '../helpers/limiterProcesses';
 import { startRedis, type RedisServer } from '../helpers/services';
 import { createLimiter, type KeyLimiter } from '../../nodes/SvcMessaging/transport/keyLimiter';
 import * as mainLimiter from '../../nodes/SvcMessaging/transport/limiter';
@@ -50,13 +51,7 @@ async function sendAll(limiter: KeyLimiter, from: number, n: number): Promise<nu
 /** From the emulator's log: 429s, and the most send requests ARRIVED in any 1,000 ms. */
 function atTheService() {
 	const sends = emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/sms/send-api');
-	const arrivals = sends.map((r) => Date.parse(r.time)).sort((a, b) => a - b);
-	let most = 0;
-	for (let first = 0, i = 0; i < arrivals.length; i++) {
-		while (arrivals[i] - arrivals[first] >= 1000) first++;
-		most = Math.max(most, i - first + 1);
-	}
-	return { sends: sends.length, rateLimited: sends.filter((r) => r.status === 429).length, mostInAnySecond: most };
+	return { sends: sends.length, rateLimited: sends.filter((r) => r.status === 429).length, mostInAnySecond: mostInAnySecond(sends.map((r) => Date.parse(r.time))) };
 }
 
 /** The rule under test, recording the largest shrink it gave (to show the hold did shrink). */

@@ -7,18 +7,16 @@
  * the emulator: requests, 429s, messages.
  */
 import Redis from 'ioredis';
-import { request } from 'undici';
 
 import { SEED_KEYS } from '../emulator';
 import { apiKeyCredentials, type SharedLimitRedis } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
+import { mostInAnySecond, phones, sendFromOther, sendsAt, useLimiterProcesses } from '../helpers/limiterProcesses';
 import { executeNode } from '../helpers/n8n';
 import { freeTcpPort, startRedis, type RedisServer } from '../helpers/services';
 import { sendParameters } from '../sms/fixtures';
 import * as mainLimiter from '../../nodes/SvcMessaging/transport/limiter';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
-
-type LimiterModule = typeof mainLimiter;
 
 const FREE = { requestsPerSecond: 5, recipientsPerCall: 100 };
 const REDIS_PASSWORD = 'redis-secret-pw-0001';
@@ -26,17 +24,8 @@ const REDIS_PASSWORD = 'redis-secret-pw-0001';
 // far in the future: the emulator only answers requests here.
 const emu = useEmulator({ per: 'test', timeScale: 1000, rateLimit: 'sliding-window' });
 let redis: RedisServer;
-const others: LimiterModule[] = [];
+const { otherProcess } = useLimiterProcesses();
 
-/** A copy of the limiter module with its own state, as another n8n process has. */
-function otherProcess(): LimiterModule {
-	let copy: LimiterModule | undefined;
-	jest.isolateModules(() => {
-		copy = require('../../nodes/SvcMessaging/transport/limiter') as LimiterModule;
-	});
-	others.push(copy!);
-	return copy!;
-}
 
 function shared(override: Partial<SharedLimitRedis> = {}): SharedLimitRedis {
 	return { port: redis.port, password: REDIS_PASSWORD, prefix: 'svc-messaging', ...override };
@@ -51,39 +40,11 @@ function freeCredentials(redis?: SharedLimitRedis) {
 	return apiKeyCredentials(emu.url, { plan: 'free', webhookSecret: 'whsec_never_in_redis', redis, extra: redis ? { redisDatabase: 0 } : {} });
 }
 
-const phones = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(from + i).padStart(8, '0')}` }));
-
-/** `n` single sends by the other process, through its own copy of the limiter. */
-async function sendFromOther(other: LimiterModule, config: ReturnType<typeof sharedConfig> | undefined, from: number, n: number, key: string = SEED_KEYS.free, limits = FREE) {
-	const limiter = await other.limiterFor(emu.url, key, limits, config);
-	return await Promise.all(
-		phones(from, n).map(async ({ phone }) => {
-			for (;;) {
-				const status = await limiter.schedule(async () => {
-					const res = await request(`${emu.url}/api/sms/send-api`, {
-						method: 'POST',
-						headers: { 'x-api-key': key, 'content-type': 'application/json' },
-						body: JSON.stringify({ phoneNumber: phone, message: 'From the other process' }),
-					});
-					await res.body.text();
-					if (res.statusCode === 429) limiter.penalize(Number(res.headers['retry-after'] ?? 1) * 1000);
-					return res.statusCode;
-				}, 'other');
-				if (status !== 429) return status;
-			}
-		}),
-	);
-}
-
-const sends = () => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/sms/send-api');
+const sends = () => sendsAt(emu);
 
 beforeAll(async () => {
 	redis = await startRedis({ password: REDIS_PASSWORD });
 }, 120_000);
-afterEach(async () => {
-	await mainLimiter.closeSharedLimiters();
-	for (const other of others.splice(0)) await other.closeSharedLimiters();
-});
 afterAll(async () => {
 	await closeRedisClients();
 	await redis?.stop();
@@ -93,7 +54,7 @@ describe('two processes on one Free key', () => {
 	it('with the shared limit: one pace for both, no 429, every message once', async () => {
 		const [[out], otherStatuses] = await Promise.all([
 			executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared()) }, phones(10_000_000, 25)),
-			sendFromOther(otherProcess(), sharedConfig(), 20_000_000, 25),
+			sendFromOther(emu, otherProcess(), sharedConfig(), 20_000_000, 25, SEED_KEYS.free, FREE),
 		]);
 		expect(out.filter((item) => item.json.accepted === true)).toHaveLength(25);
 		expect(otherStatuses).toEqual(Array(25).fill(202));
@@ -106,7 +67,7 @@ describe('two processes on one Free key', () => {
 	it('control: the same load without it draws 429s from the service (each process paces alone)', async () => {
 		const [[out]] = await Promise.all([
 			executeNode({ parameters: sendParameters(), credentials: freeCredentials() }, phones(10_000_000, 20)),
-			sendFromOther(otherProcess(), undefined, 20_000_000, 20),
+			sendFromOther(emu, otherProcess(), undefined, 20_000_000, 20, SEED_KEYS.free, FREE),
 		]);
 		expect(out.filter((item) => item.json.accepted === true)).toHaveLength(20);
 		expect(sends().filter((r) => r.status === 429).length).toBeGreaterThan(0);
@@ -127,14 +88,12 @@ describe('1, 2 and 4 processes on a fresh key, against a sliding window', () => 
 		// A prefix of its own: the key's slots start empty in Redis, as on a fresh key.
 		const config = { ...sharedConfig(), keyPrefix: `svc-messaging-fresh-${processes}-${limits.requestsPerSecond}` };
 		const copies = Array.from({ length: processes }, () => otherProcess());
-		const statuses = await Promise.all(copies.map(async (copy, p) => await sendFromOther(copy, config, 70_000_000 + p * 1_000, each, key, limits)));
+		const statuses = await Promise.all(copies.map(async (copy, p) => await sendFromOther(emu, copy, config, 70_000_000 + p * 1_000, each, key, limits)));
 		expect(statuses.flat()).toEqual(Array(processes * each).fill(202));
 		expect(sends().filter((r) => r.status === 429)).toHaveLength(0);
 		expect(sends()).toHaveLength(processes * each);
 		// The emulator's own count: no 1,000 ms of its log holds more than the plan's N requests.
-		const arrivals = sends().map((r) => Date.parse(r.time)).sort((a, b) => a - b);
-		const most = Math.max(...arrivals.map((t, i) => arrivals.slice(i).filter((u) => u < t + 1000).length));
-		expect(most).toBeLessThanOrEqual(limits.requestsPerSecond);
+		expect(mostInAnySecond(sends().map((r) => Date.parse(r.time)))).toBeLessThanOrEqual(limits.requestsPerSecond);
 		expect(new Set(emu.control.messages().map((m) => m.phoneNumber)).size).toBe(processes * each);
 	}, 60_000);
 });

@@ -81,6 +81,36 @@ export interface WorkflowJson {
 	[key: string]: unknown;
 }
 
+/**
+ * What most tests build: a manual trigger (its items, if any, pinned as a form or sheet row would
+ * bring them) feeding one SVC Messaging node, version 2, with the Starter key's credential.
+ */
+export function triggerThenSvcNode(
+	name: string,
+	trigger: { name: string; items?: Array<Record<string, unknown>> },
+	svc: { id: string; name: string; parameters: Record<string, any> },
+): WorkflowJson {
+	return {
+		name,
+		nodes: [
+			// Not `${svc.id}-…`: n8n 2's canvas then does not show the trigger's pinned items in the node's input panel.
+			{ id: `trigger-of-${svc.id}`, name: trigger.name, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: svc.id,
+				name: svc.name,
+				type: 'n8n-nodes-svc-messaging.svcMessaging',
+				typeVersion: 2,
+				position: [280, 0],
+				credentials: { svcMessagingApi: { id: CREDENTIAL_IDS.starter, name: CREDENTIAL_NAMES.starter } },
+				parameters: svc.parameters,
+			},
+		],
+		connections: { [trigger.name]: { main: [[{ node: svc.name, type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+		...(trigger.items && { pinData: { [trigger.name]: trigger.items.map((json) => ({ json })) } }),
+	};
+}
+
 export function readWorkflow(path: string): WorkflowJson {
 	return JSON.parse(readFileSync(path, 'utf8')) as WorkflowJson;
 }
