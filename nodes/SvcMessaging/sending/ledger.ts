@@ -93,10 +93,7 @@ export interface SendLedger {
 	held(identities: string[]): boolean[];
 	/** The messages this run recorded in this process. */
 	written(): readonly string[];
-	/**
-	 * Marks messages as under way (in Redis), before they are posted. Throws RedisUnavailable when
-	 * that cannot be written: they must then not be posted.
-	 */
+	/** Marks messages as under way (in Redis) before they are posted. Throws RedisUnavailable if it cannot: then none is posted. */
 	begin(identities: string[]): Promise<void>;
 	/**
 	 * Records outcomes at once (Redis write awaited, so a crash right after keeps them); `undefined`:
