@@ -15,6 +15,11 @@ class ProcessedDataRows implements IDataDeduplicator {
 	busyMs = 0;
 	/** when set, every call fails with it (the database unreachable) */
 	failWith?: Error;
+	/**
+	 * when set, the next write that finds its row absent fails as n8n's insert does on PostgreSQL
+	 * when another process (queue mode's other worker) inserted the row first, holding these marks
+	 */
+	otherProcessInsertsFirst?: string[];
 
 	private key(scope: DeduplicationScope, { workflow, node }: ICheckProcessedContextData) {
 		return `${String(workflow.id)}\u0000${scope === 'node' ? `n:${node!.id}` : ''}`;
@@ -35,7 +40,14 @@ class ProcessedDataRows implements IDataDeduplicator {
 		if (options.mode !== 'entries') throw new Error('only entries mode is played here');
 		const started = performance.now();
 		const key = this.key(scope, context);
-		const row = this.read(key) ?? { mode: options.mode, data: [] };
+		const existing = this.read(key);
+		if (!existing && this.otherProcessInsertsFirst) {
+			const theirs = this.otherProcessInsertsFirst;
+			this.otherProcessInsertsFirst = undefined;
+			this.rows.set(key, JSON.stringify({ mode: options.mode, data: theirs.map(ProcessedDataRows.hash) }));
+			throw Object.assign(new Error('duplicate key value violates unique constraint "PK_ca04b9d8dc72de268fe07a65773"'), { code: '23505' });
+		}
+		const row = existing ?? { mode: options.mode, data: [] };
 		const known = new Set(row.data);
 		const out: IDeduplicationOutput = { new: [], processed: [] };
 		items.forEach((item) => {
@@ -88,6 +100,12 @@ class ProcessedDataRows implements IDataDeduplicator {
 		this.calls = 0;
 		this.busyMs = 0;
 		return stats;
+	}
+
+	/** Whether the row of `workflowId`'s node `nodeId` holds `mark`. */
+	holds(workflowId: string, nodeId: string, mark: string): boolean {
+		const text = this.rows.get(`${workflowId}\u0000n:${nodeId}`);
+		return text !== undefined && (JSON.parse(text) as { data: string[] }).data.includes(ProcessedDataRows.hash(mark));
 	}
 
 	/** Marks held in all rows. */

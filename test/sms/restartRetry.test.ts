@@ -129,6 +129,24 @@ describe('SMS → Send, n8n restarted (no Redis), then the execution retried', (
 		expect(marksNow() - before).toBe(2);
 	});
 
+	it("another worker inserting the node's row at the same moment (PostgreSQL's duplicate key): the write is made again, each message sent once, a retry after a restart sends none again", async () => {
+		const workflowId = `race-${run}`;
+		processedData.otherProcessInsertsFirst = ['their-mark'];
+		const items = phones(68_000_000, 3);
+		const first = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `i-${run}-a`, workflowId }, items);
+		expect(first.error).toBeUndefined();
+		expect(first.output!.map((i) => [i.json.errorCode, typeof i.json.messageId])).toEqual(Array(3).fill([undefined, 'string']));
+		expect(processedData.otherProcessInsertsFirst).toBeUndefined();
+		// The other worker's mark stays: the second try rewrote the row it found.
+		expect(processedData.holds(workflowId, 'node-under-test', 'their-mark')).toBe(true);
+
+		clearLocalLedger();
+		const retry = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `i-${run}-b`, workflowId, mode: 'retry' }, items);
+		expect(retry.output!.map((i) => i.json.alreadySent)).toEqual([true, true, true]);
+		expect(smsNumbers()).toHaveLength(3);
+		expect(twice()).toBe(0);
+	});
+
 	it("n8n's database failing before a post: the message fails unsent, nothing is posted", async () => {
 		processedData.failWith = new Error('SQLITE_BUSY: database is locked');
 		const result = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `f-${run}-a` }, phones(64_000_000, 2));

@@ -51,6 +51,30 @@ const OPTIONS = { mode: 'entries' as const, get maxEntries() { return SEND_LEDGE
 const halfDay = (at: number) => Math.floor(at / SEND_LEDGER.durable.bucketMs);
 const mark = (kind: 'u' | 'a', digest: string, bucket: number) => `${kind}:${digest}:${bucket}`;
 
+/**
+ * n8n's helpers read the node's row, then insert it when there is none or rewrite it whole. Two n8n
+ * processes writing a node's first marks at the same moment both insert, and one fails on the
+ * table's key ("duplicate key value", seen with queue mode's two workers on PostgreSQL). A call
+ * writes all or nothing, and recording or removing a mark twice changes nothing, so a failed call
+ * is made again (SEND_LEDGER.durable.retryDelaysMs) before its error fails the send.
+ */
+function triedAgain(helpers: ProcessedData): ProcessedData {
+	const tries = async <T>(call: () => Promise<T>): Promise<T> => {
+		for (const delay of SEND_LEDGER.durable.retryDelaysMs) {
+			try {
+				return await call();
+			} catch {
+				await sleep(delay);
+			}
+		}
+		return await call();
+	};
+	return {
+		checkProcessedAndRecord: async (items, scope, options) => await tries(async () => await helpers.checkProcessedAndRecord(items, scope, options)),
+		removeProcessed: async (items, scope, options) => await tries(async () => await helpers.removeProcessed(items, scope, options)),
+	};
+}
+
 /** One queue per node (workflow \0 node): its row is read and written whole. */
 class NodeRow {
 	private tail: Promise<unknown> = Promise.resolve();
@@ -61,10 +85,14 @@ class NodeRow {
 	/** finished runs whose marks go once their retry window has passed, oldest first */
 	private finished: Array<{ at: number; digestsOf: () => string[] }> = [];
 
-	constructor(private helpers: ProcessedData) {}
+	private helpers: ProcessedData;
+
+	constructor(helpers: ProcessedData) {
+		this.helpers = triedAgain(helpers);
+	}
 
 	use(helpers: ProcessedData) {
-		this.helpers = helpers;
+		this.helpers = triedAgain(helpers);
 	}
 
 	/** Runs `call` after every call queued before it. */

@@ -41,5 +41,10 @@ export const SEND_LEDGER = {
 		flushMaxMs: 1_000,
 		/** a finished run of at most this many messages has its marks removed after its retry window (n8n searches the row for each) */
 		forgetAtMost: 2_000,
+		/**
+		 * a failed call to n8n's helpers is made again after each of these waits: two n8n processes
+		 * (queue mode's workers) writing a node's first marks at once both insert its row, and one fails
+		 */
+		retryDelaysMs: [50, 250],
 	},
 } as const;
