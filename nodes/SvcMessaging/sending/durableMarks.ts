@@ -2,6 +2,7 @@ import type { DeduplicationHelperFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { SEND_LEDGER } from './ledgerBounds';
+import { triedAgain } from './triedAgain';
 
 /** The part of n8n's processed-data helpers (the Remove Duplicates node's store) the marks use. */
 export type ProcessedData = Pick<DeduplicationHelperFunctions, 'checkProcessedAndRecord' | 'removeProcessed'>;
@@ -58,20 +59,11 @@ const mark = (kind: 'u' | 'a', digest: string, bucket: number) => `${kind}:${dig
  * writes all or nothing, and recording or removing a mark twice changes nothing, so a failed call
  * is made again (SEND_LEDGER.durable.retryDelaysMs) before its error fails the send.
  */
-function triedAgain(helpers: ProcessedData): ProcessedData {
-	const tries = async <T>(call: () => Promise<T>): Promise<T> => {
-		for (const delay of SEND_LEDGER.durable.retryDelaysMs) {
-			try {
-				return await call();
-			} catch {
-				await sleep(delay);
-			}
-		}
-		return await call();
-	};
+function triedOnFailure(helpers: ProcessedData): ProcessedData {
+	const delays = SEND_LEDGER.durable.retryDelaysMs;
 	return {
-		checkProcessedAndRecord: async (items, scope, options) => await tries(async () => await helpers.checkProcessedAndRecord(items, scope, options)),
-		removeProcessed: async (items, scope, options) => await tries(async () => await helpers.removeProcessed(items, scope, options)),
+		checkProcessedAndRecord: async (items, scope, options) => await triedAgain(delays, async () => await helpers.checkProcessedAndRecord(items, scope, options)),
+		removeProcessed: async (items, scope, options) => await triedAgain(delays, async () => await helpers.removeProcessed(items, scope, options)),
 	};
 }
 
@@ -88,11 +80,11 @@ class NodeRow {
 	private helpers: ProcessedData;
 
 	constructor(helpers: ProcessedData) {
-		this.helpers = triedAgain(helpers);
+		this.helpers = triedOnFailure(helpers);
 	}
 
 	use(helpers: ProcessedData) {
-		this.helpers = triedAgain(helpers);
+		this.helpers = triedOnFailure(helpers);
 	}
 
 	/** Runs `call` after every call queued before it. */

@@ -1,7 +1,6 @@
-import { sleep } from 'n8n-workflow';
-
 import { redisAddress, RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
 import { SEND_LEDGER } from './ledgerBounds';
+import { triedAgain } from './triedAgain';
 
 /**
  * Runs a Redis call of the send ledger or the idempotency keys, tried again after each of
@@ -11,13 +10,10 @@ import { SEND_LEDGER } from './ledgerBounds';
 export function redisTries(config: SharedLimitConfig, holds: string): <T>(call: () => Promise<T>) => Promise<T> {
 	return async <T>(call: () => Promise<T>): Promise<T> => {
 		let lastError: unknown;
-		for (const delay of [...SEND_LEDGER.redisRetryDelaysMs, undefined]) {
-			try {
-				return await call();
-			} catch (error) {
-				lastError = error;
-			}
-			if (delay !== undefined) await sleep(delay);
+		try {
+			return await triedAgain(SEND_LEDGER.redisRetryDelaysMs, call);
+		} catch (error) {
+			lastError = error;
 		}
 		throw new RedisUnavailable(`Lost the connection to Redis at ${redisAddress(config)}, which holds ${holds}`, lastError);
 	};
