@@ -145,6 +145,8 @@ describe.each([
 		const otherToken = new URL(webhookUrlOf(other)).search;
 
 		const forgedDelivered = report('message.delivered', failing.id, failing.phone);
+		// One body, signed as sent: a report built twice could carry two timestamps a millisecond apart.
+		const notOurs = report('message.delivered', 'msg_not_ours', failing.phone);
 		const answers = {
 			// Execution ids are guessable; the token is not.
 			unsigned: await post(bareUrl, forgedDelivered),
@@ -152,7 +154,7 @@ describe.each([
 			otherExecutionsToken: await post(`${bareUrl}${otherToken}`, forgedDelivered, signed(forgedDelivered)),
 			wrongToken: await post(`${bareUrl}?svcWait=${'0'.repeat(64)}`, forgedDelivered, signed(forgedDelivered)),
 			// The right URL (e.g. read from a log), but a message this execution did not send.
-			notOurMessage: await post(realUrl, report('message.delivered', 'msg_not_ours', failing.phone), signed(report('message.delivered', 'msg_not_ours', failing.phone))),
+			notOurMessage: await post(realUrl, notOurs, signed(notOurs)),
 			// The right URL and a forged status: without a secret it may only wake the node for a lookup.
 			forgedStatus: await post(realUrl, forgedDelivered, webhookSecret ? signed(forgedDelivered, 'whsec_guess') : {}),
 		};
