@@ -22,7 +22,11 @@ class ProcessedDataRows implements IDataDeduplicator {
 	otherProcessInsertsFirst?: string[];
 
 	private key(scope: DeduplicationScope, { workflow, node }: ICheckProcessedContextData) {
-		return `${String(workflow.id)}\u0000${scope === 'node' ? `n:${node!.id}` : ''}`;
+		return ProcessedDataRows.rowKey(String(workflow.id), scope === 'node' ? node!.id : undefined);
+	}
+
+	private static rowKey(workflowId: string, nodeId: string | undefined) {
+		return `${workflowId}\u0000${nodeId === undefined ? '' : `n:${nodeId}`}`;
 	}
 
 	private read(key: string): { mode: string; data: string[] } | undefined {
@@ -104,7 +108,7 @@ class ProcessedDataRows implements IDataDeduplicator {
 
 	/** Whether the row of `workflowId`'s node `nodeId` holds `mark`. */
 	holds(workflowId: string, nodeId: string, mark: string): boolean {
-		const text = this.rows.get(`${workflowId}\u0000n:${nodeId}`);
+		const text = this.rows.get(ProcessedDataRows.rowKey(workflowId, nodeId));
 		return text !== undefined && (JSON.parse(text) as { data: string[] }).data.includes(ProcessedDataRows.hash(mark));
 	}
 
