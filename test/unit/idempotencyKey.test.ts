@@ -96,6 +96,7 @@ describe("Idempotency Key: n8n's database (a restart is clearLocalKeys(); the ma
 		async removeProcessed(items) {
 			for (const item of items) marks.delete(String(item));
 		},
+		getProcessedDataCount: async () => marks.size,
 	};
 	const hour = 3600_000;
 	// 01:00 UTC: a 3-hour bucket began an hour ago.

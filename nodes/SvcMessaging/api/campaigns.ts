@@ -1,15 +1,17 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { SvcContext } from '../transport/credentials';
-import { apiRequest } from '../transport/request';
+import { apiRequest, type BeforeSend } from '../transport/request';
 import { PATHS } from './paths';
+
+export type { BeforeSend } from '../transport/request';
 import type { Page } from './pages';
 
 // Campaign endpoints (account login) answer bare objects, without the `{ success, data }` envelope.
 
 /** `POST /api/sms/campaigns`. */
-export async function createCampaign(ctx: SvcContext, body: IDataObject, itemIndex?: number): Promise<IDataObject> {
-	return (await apiRequest.call(ctx, { method: 'POST', path: PATHS.campaigns, auth: 'account', body, itemIndex })) as IDataObject;
+export async function createCampaign(ctx: SvcContext, body: IDataObject, itemIndex?: number, beforeSend?: BeforeSend): Promise<IDataObject> {
+	return (await apiRequest.call(ctx, { method: 'POST', path: PATHS.campaigns, auth: 'account', body, itemIndex, beforeSend })) as IDataObject;
 }
 
 /** `GET /api/sms/campaigns/:id`. */

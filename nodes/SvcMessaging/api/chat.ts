@@ -1,18 +1,18 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { SvcContext } from '../transport/credentials';
-import { apiRequest, unwrap } from '../transport/request';
+import { apiRequest, unwrap, type BeforeSend } from '../transport/request';
 import { PATHS } from './paths';
 import type { Page } from './pages';
 
 /** `POST /api/chat/messages`. */
-export async function sendChatMessage(ctx: SvcContext, body: IDataObject, itemIndex?: number): Promise<IDataObject> {
-	return unwrap<IDataObject>(await apiRequest.call(ctx, { method: 'POST', path: PATHS.chatMessages, auth: 'apiKey', body, itemIndex }));
+export async function sendChatMessage(ctx: SvcContext, body: IDataObject, itemIndex?: number, beforeSend?: BeforeSend): Promise<IDataObject> {
+	return unwrap<IDataObject>(await apiRequest.call(ctx, { method: 'POST', path: PATHS.chatMessages, auth: 'apiKey', body, itemIndex, beforeSend }));
 }
 
 /** `POST /api/chat/templates`. */
-export async function createTemplate(ctx: SvcContext, body: IDataObject, itemIndex?: number): Promise<IDataObject> {
-	return unwrap<IDataObject>(await apiRequest.call(ctx, { method: 'POST', path: PATHS.chatTemplates, auth: 'apiKey', body, itemIndex }));
+export async function createTemplate(ctx: SvcContext, body: IDataObject, itemIndex?: number, beforeSend?: BeforeSend): Promise<IDataObject> {
+	return unwrap<IDataObject>(await apiRequest.call(ctx, { method: 'POST', path: PATHS.chatTemplates, auth: 'apiKey', body, itemIndex, beforeSend }));
 }
 
 /** One page of `GET /api/chat/templates` (raw body: `{ success, data, pagination }`). */

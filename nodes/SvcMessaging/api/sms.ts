@@ -1,12 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { SvcContext } from '../transport/credentials';
-import { apiRequest, unwrap } from '../transport/request';
+import { apiRequest, unwrap, type BeforeSend } from '../transport/request';
 import { PATHS } from './paths';
 
+export type { BeforeSend } from '../transport/request';
+
 /** `POST /api/sms/send-api`: one message (`phoneNumber`) or a bulk call (`recipients`); the envelope's data. */
-export async function sendSms(ctx: SvcContext, body: IDataObject, itemIndex?: number): Promise<IDataObject> {
-	return unwrap<IDataObject>(await apiRequest.call(ctx, { method: 'POST', path: PATHS.sendSms, auth: 'apiKey', body, itemIndex }));
+export async function sendSms(ctx: SvcContext, body: IDataObject, itemIndex?: number, beforeSend?: BeforeSend): Promise<IDataObject> {
+	return unwrap<IDataObject>(await apiRequest.call(ctx, { method: 'POST', path: PATHS.sendSms, auth: 'apiKey', body, itemIndex, beforeSend }));
 }
 
 /** `GET /api/sms/messages/:messageId`. */

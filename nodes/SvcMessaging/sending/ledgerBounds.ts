@@ -24,23 +24,29 @@ export const SEND_LEDGER = {
 	redisRetryDelaysMs: [100, 400],
 	/** keys per Redis round trip */
 	redisBatch: 1_000,
-	/** the record in n8n's database without the shared Redis (sending/durableMarks.ts) */
+	/** the record in n8n's database without the shared Redis (sending/durableMarks.ts, nodeRow.ts) */
 	durable: {
-		/** marks kept per node (two a message): its last 100,000 messages; n8n rewrites the row whole */
+		/**
+		 * n8n's own trim of the node's row (oldest marks first; two a message): only marks no run took
+		 * out reach it, those of failed runs and of runs cut short by a restart
+		 */
 		maxMarks: 200_000,
 		/** a retry honours marks of this and the previous bucket (12 to 24 hours back) */
 		bucketMs: 12 * 3600 * 1000,
-		/** the least gather before a write: the marks of every post in that time share one write */
-		flushMs: 10,
-		/** …or this many times the last write's duration, when the row has grown costly */
+		/**
+		 * finished runs' marks kept for an execution Retry after n8n stopped right after them (before it
+		 * saved the execution): the last 100 messages' (two marks each); taken out in one call at twice that
+		 */
+		keepFinishedMarks: 200,
+		/** a row of up to this many marks (~16 KB) is written at once; a larger one gathers the marks that come meanwhile */
+		smallRowMarks: 600,
+		/** the gather of a large row: this many times the last write's duration, so rewriting it takes a bounded share of n8n */
 		flushCostFactor: 40,
 		/**
 		 * …but never longer than this: a post waits for its "under way" mark, so a gather near the send
 		 * window's 2 s idles the window (a 2 MB row, ~50 ms a write, gathered 2.1 s: 79 % of the plan)
 		 */
 		flushMaxMs: 1_000,
-		/** a finished run of at most this many messages has its marks removed after its retry window (n8n searches the row for each) */
-		forgetAtMost: 2_000,
 		/**
 		 * a failed call to n8n's helpers is made again after each of these waits: two n8n processes
 		 * (queue mode's workers) writing a node's first marks at once both insert its row, and one fails

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { SvcContext } from '../transport/credentials';
+import type { BeforeSend } from '../transport/request';
 import { messageIdentities } from './ledger';
 import { finishSend, isFailure, outputFailure, type ItemFailure } from './outcomes';
 import { sendOnce, type Posted, type SendUnit } from './round';
@@ -15,7 +16,7 @@ export interface PreparedPost {
 
 export interface PostEachOptions<P extends PreparedPost> {
 	/** the endpoint's function in api/ */
-	post: (ctx: SvcContext, body: IDataObject, itemIndex: number) => Promise<IDataObject>;
+	post: (ctx: SvcContext, body: IDataObject, itemIndex: number, beforeSend: BeforeSend) => Promise<IDataObject>;
 	/**
 	 * An accepted item's output json, from its prepared request and the service's `data`. A function
 	 * of the operation, called here as each answer arrives, and not built by the operation from the
@@ -69,7 +70,7 @@ export async function postEach<P extends PreparedPost>(
 		if (!isFailure(p)) units.push({ itemIndex: i, identity: identities[i], prepared: p });
 	});
 	const extra = options.extraBody && Object.keys(options.extraBody).length > 0 ? options.extraBody : undefined;
-	const postOne = async (unit: ItemUnit<P>): Promise<Posted<ItemUnit<P>>> => {
+	const postOne = async (unit: ItemUnit<P>, begin: BeforeSend): Promise<Posted<ItemUnit<P>>> => {
 		const { body } = unit.prepared;
 		// Sending Hours' scheduledAt is posted but, like `extra`, not part of the identity: a retry
 		// judges the hours anew and must still recognise the message.
@@ -77,7 +78,7 @@ export async function postEach<P extends PreparedPost>(
 		const when = unit.deferred || unit.sender ? { ...(unit.deferred && { scheduledAt: unit.deferred.scheduledAt }), ...(unit.sender && { senderId: unit.sender }) } : undefined;
 		try {
 			// No copy per item unless something is added.
-			const data = await run.call(options.post, extra || when ? { ...body, ...extra, ...when } : body, unit.itemIndex);
+			const data = await run.call(options.post, extra || when ? { ...body, ...extra, ...when } : body, unit.itemIndex, begin);
 			const json = options.accepted(unit.prepared, data ?? {});
 			return [[unit, { ok: true, json: when ? Object.assign(json, unit.deferred, when) : json }]];
 		} catch (error) {

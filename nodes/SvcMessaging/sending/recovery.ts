@@ -1,9 +1,10 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { REDIS_UNAVAILABLE, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
+import { LEDGER_UNAVAILABLE, REDIS_UNAVAILABLE, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
 import { itemLead, titledErrors } from '../transport/errorTitles';
 import { RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
+import type { DatabaseUnavailable } from './durableMarks';
 import { openSendLedger, type EarlierEntry, type LedgerEntry, type RunIdentity, type SendLedger } from './ledger';
 import type { ItemFailure } from './outcomes';
 
@@ -51,4 +52,9 @@ export function unknownOutcomeError(node: INode, earlier: EarlierEntry & { outco
 /** The shared ledger's Redis failed before this item was posted: it fails unsent, saying why. */
 export function ledgerError(node: INode, error: RedisUnavailable, itemIndex: number): NodeOperationError {
 	return withErrorCode(new NodeOperationError(node, error.message, { itemIndex, description: error.description }), REDIS_UNAVAILABLE);
+}
+
+/** n8n's database did not take the mark written before this item's post: it fails unsent, saying why. */
+export function databaseLedgerError(node: INode, error: DatabaseUnavailable, itemIndex: number): NodeOperationError {
+	return withErrorCode(new NodeOperationError(node, error.message, { itemIndex, description: error.description }), LEDGER_UNAVAILABLE);
 }

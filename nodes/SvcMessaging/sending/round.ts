@@ -7,7 +7,8 @@ import { claimKeys, peekKeys } from './idempotency';
 import type { EarlierEntry, LedgerEntry } from './ledger';
 import type { ItemFailure, Outcome } from './outcomes';
 import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling, type SharedSendTime } from './policies';
-import { ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
+import { DatabaseUnavailable } from './durableMarks';
+import { databaseLedgerError, ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
 import { suppressedNote, suppressListed, suppressWithin, type NumbersOfUnit } from './doNotSend';
 import { chooseSenders } from './senderByCountry';
@@ -41,8 +42,12 @@ export interface RoundOptions<U extends SendUnit, W> {
 	/** the pending units as posts: one each, or Send Bulk's calls of many */
 	postsOf: (pending: U[]) => W[];
 	unitsOf: (post: W) => U[];
-	/** posts once and answers each unit's outcome (a failure is an outcome, not a throw) */
-	post: (post: W) => Promise<Posted<U>>;
+	/**
+	 * posts once and answers each unit's outcome (a failure is an outcome, not a throw). `begin` marks
+	 * the units under way in the ledger: it is handed to the request (transport/request.ts
+	 * `beforeSend`), which calls it in the key limiter's slot, right before the request leaves.
+	 */
+	post: (post: W, begin: () => Promise<void>) => Promise<Posted<U>>;
 	/** a unit's credits, for Max Credits and a dry run's total (undefined: only the service can count them) */
 	creditsOf: (unit: U) => number | undefined;
 	/** a dry run's output of a unit: what would be posted and its cost (encoding, segments, credits, sender, send time) */
@@ -90,6 +95,10 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 	}
 	// Redis (the do-not-send list, the shared ledger, the keys) failed: these units fail unsent with its error.
 	const failUnsent = (failed: U[], error: unknown) => {
+		if (error instanceof DatabaseUnavailable) {
+			for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: databaseLedgerError(node, error, unit.itemIndex) };
+			return;
+		}
 		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
 		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(node, error, unit.itemIndex) };
 	};
@@ -194,20 +203,35 @@ async function postPending<U extends SendUnit, W>(
 	};
 	const step = async (post: W): Promise<ItemFailure | undefined> => {
 		const postUnits = options.unitsOf(post);
-		// Written just before this post (not for the whole list up front): should its answers then
-		// not reach Redis, a retry finds these messages "under way" and refuses them as unknown
-		// outcome instead of sending them again; messages never started are never marked.
-		try {
-			await ledger.begin(postUnits.map((unit) => unit.identity));
-		} catch (error) {
-			failUnsent(postUnits, error);
-			cap.release(postUnits.length);
-			return postUnits[0].outcome?.ok === false ? postUnits[0].outcome : undefined;
-		}
+		const identities = postUnits.map((unit) => unit.identity);
+		// Marked "under way" in its slot, right before it leaves (not while it waits for its turn):
+		// should n8n stop, a retry refuses as of unknown outcome only what may have reached the service,
+		// and sends what never left.
+		let began = false;
+		let beginFailed: { error: unknown } | undefined;
+		const begin = async () => {
+			began = true;
+			await ledger.begin(identities).catch((error: unknown) => {
+				beginFailed = { error };
+				throw new NodeOperationError(run.node, error as Error);
+			});
+		};
 		// What each unit costs, read before the post (Send Bulk releases its values once posted).
 		const credits = budget === undefined ? undefined : new Map(postUnits.map((unit) => [unit, options.creditsOf(unit) ?? 0]));
 		claims?.started(postUnits);
-		const posted = await options.post(post);
+		let posted = await options.post(post, begin);
+		if (beginFailed) {
+			// Not posted: the ledger could not mark it. Whatever one store took goes again.
+			await ledger.record(identities.map((identity) => [identity, undefined]));
+			failUnsent(postUnits, beginFailed.error);
+			posted = postUnits.map((unit) => [unit, unit.outcome!]);
+			await claims?.settle(posted);
+			cap.release(postUnits.length);
+			return postUnits[0].outcome?.ok === false ? postUnits[0].outcome : undefined;
+		}
+		// A post that returned without reaching its request (it failed before) marked nothing; one that
+		// sent without calling begin (none should) is marked now, late rather than never.
+		if (!began && posted.some(([, outcome]) => outcome.ok || mayHaveBeenProcessed(outcome.error))) await ledger.begin(identities).catch(() => undefined);
 		if (credits) for (const [unit, outcome] of posted) if (outcome.ok) used += credits.get(unit) ?? 0;
 		await record(posted);
 		await claims?.settle(posted);

@@ -7,7 +7,7 @@ import { getBalance } from '../api/account';
 import { getServiceCredentials, planLimits, type SvcContext } from '../transport/credentials';
 import { INVALID_INPUT, withErrorCode, wrapError } from '../transport/errors';
 import { sharedLimitOf } from '../transport/redis';
-import { connectKeyLimiter } from '../transport/request';
+import { connectKeyLimiter, type BeforeSend } from '../transport/request';
 import type { PlanLimits } from '../transport/service';
 import { assertBalance } from './balance';
 import { readDoNotSendNumbers } from './doNotSend';
@@ -40,7 +40,12 @@ export interface SendRun extends RunFacts {
 	/** an execution hint under the node's output */
 	hint(message: string): void;
 	/** an endpoint function of api/, called with the node run's context */
-	call<T>(endpoint: (ctx: SvcContext, body: IDataObject, itemIndex: number) => Promise<T>, body: IDataObject, itemIndex: number): Promise<T>;
+	call<T>(
+		endpoint: (ctx: SvcContext, body: IDataObject, itemIndex: number, beforeSend: BeforeSend) => Promise<T>,
+		body: IDataObject,
+		itemIndex: number,
+		beforeSend?: BeforeSend,
+	): Promise<T>;
 	/** an error of one item as its outcome (its item index set) */
 	failure(error: unknown, itemIndex: number): ItemFailure;
 	/**
@@ -70,6 +75,8 @@ export interface SendRunOptions {
 	 */
 	followsMessages?: boolean;
 }
+
+const nothingBefore: BeforeSend = async () => undefined;
 
 /**
  * Sending Hours' time zone of item `i`, for a number outside the six countries: its Time Zone
@@ -166,7 +173,7 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 		policies,
 		...(keys && { keys }),
 		hint: (message) => ctx.addExecutionHints({ message, location: 'outputPane' }),
-		call: async (endpoint, body, itemIndex) => await endpoint(ctx, body, itemIndex),
+		call: async (endpoint, body, itemIndex, beforeSend = nothingBefore) => await endpoint(ctx, body, itemIndex, beforeSend),
 		failure: (error, itemIndex) => ({ ok: false, itemIndex, error: wrapError(nodeOf, error, itemIndex) }),
 		// A dry run wrote nothing: nothing to finish.
 		finish: async () => (policies.dryRun ? undefined : await ledger.finish()),

@@ -139,6 +139,9 @@ export const LOGIN_CODES: readonly string[] = [LOGIN_FAILED, LOGIN_UNAVAILABLE, 
 /** Redis (the shared rate limit or send ledger) could not be used; nothing was sent. */
 export const REDIS_UNAVAILABLE = 'REDIS_UNAVAILABLE';
 
+/** n8n's database (the send ledger's record without Redis) did not take a message's mark: nothing was sent. */
+export const LEDGER_UNAVAILABLE = 'LEDGER_UNAVAILABLE';
+
 /** An earlier try may have sent the message: reported, not sent again. */
 export const UNKNOWN_OUTCOME = 'UNKNOWN_OUTCOME';
 
@@ -201,6 +204,7 @@ const CATEGORY_OF_CODE: Record<string, ErrorCategory> = {
 	[NETWORK_ERROR]: 'SERVICE_UNAVAILABLE',
 	[INSUFFICIENT_CREDITS]: 'INSUFFICIENT_CREDITS',
 	[REDIS_UNAVAILABLE]: 'REDIS_UNAVAILABLE',
+	[LEDGER_UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
 	[UNKNOWN_OUTCOME]: 'UNKNOWN_OUTCOME',
 	[IDEMPOTENCY_KEY_HELD]: 'UNKNOWN_OUTCOME',
 	MESSAGE_CAP_REACHED: 'LIMIT_REACHED',

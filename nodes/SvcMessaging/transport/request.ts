@@ -20,7 +20,14 @@ export interface ApiRequest {
 	body?: IDataObject;
 	qs?: IDataObject;
 	itemIndex?: number;
+	/**
+	 * Called once, in the key limiter's slot, right before the request first leaves (the send
+	 * ledger's "under way" mark). Its failure fails the request unsent.
+	 */
+	beforeSend?: BeforeSend;
 }
+
+export type BeforeSend = () => Promise<void>;
 
 const MAX_RATE_LIMIT_RETRIES = 5;
 const MAX_SAFE_RETRIES = 3;
@@ -126,15 +133,28 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 	// evaluate its expression again for every request, a third of the node's CPU per SMS.
 	const apiKeyHeaders = request.auth === 'apiKey' ? { [API_KEY_HEADER]: String(credentials.apiKey ?? '') } : undefined;
 
+	let beforeSend = request.beforeSend;
+	let beforeSendError: unknown;
 	for (let attempt = 1; ; attempt++) {
-		const send = async () =>
-			(apiKeyHeaders
+		const send = async () => {
+			if (beforeSend) {
+				const once = beforeSend;
+				beforeSend = undefined;
+				await once().catch((error: unknown) => {
+					beforeSendError = error;
+					throw error;
+				});
+			}
+			return (apiKeyHeaders
 				? await this.helpers.httpRequest({ ...options, headers: { ...apiKeyHeaders } })
 				: await this.helpers.httpRequestWithAuthentication.call(this, credentialType, { ...options, headers: {} }, readAlready)) as IN8nHttpFullResponse;
+		};
 		let response: IN8nHttpFullResponse;
 		try {
 			response = limiter ? await limiter.schedule(send, laneOf(this)) : await send();
 		} catch (error) {
+			// Nothing left: the caller (the send round) knows why from its own call.
+			if (beforeSendError !== undefined) throw new NodeOperationError(this.getNode(), error as Error, { itemIndex: request.itemIndex });
 			if (error instanceof RedisUnavailable) throw sharedLimitError(this, error, request.itemIndex);
 			const httpCode = Number((error as { httpCode?: unknown }).httpCode);
 			if (httpCode >= 400) {

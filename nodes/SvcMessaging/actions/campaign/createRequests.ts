@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { createCampaign as postCampaign, deleteCampaign, updateCampaign } from '../../api/campaigns';
+import { createCampaign as postCampaign, deleteCampaign, updateCampaign, type BeforeSend } from '../../api/campaigns';
 import { messageIdentities } from '../../sending/ledger';
 import { sendOnce, type Posted, type SendUnit, type UnitOutcome } from '../../sending/round';
 import { openSendRun } from '../../sending/sendRun';
@@ -15,13 +15,13 @@ import type { PreparedCampaign } from './createBody';
  * first (a draft sends and charges nothing), checked against its totalRecipients, then scheduled
  * — or deleted again when the credits are short.
  */
-async function createChecked(ctx: IExecuteFunctions, p: PreparedCampaign, i: number): Promise<IDataObject> {
+async function createChecked(ctx: IExecuteFunctions, p: PreparedCampaign, i: number, begin: BeforeSend): Promise<IDataObject> {
 	if (!p.body.contactGroupIds) {
 		await checkCampaignBalance(ctx, p.creditsPerRecipient, p.manualCount, i, 'The campaign was not created and nothing was sent.');
-		return await postCampaign(ctx, p.body, i);
+		return await postCampaign(ctx, p.body, i, begin);
 	}
 	const { scheduledAt, ...draftBody } = p.body;
-	const draft = await postCampaign(ctx, draftBody, i);
+	const draft = await postCampaign(ctx, draftBody, i, begin);
 	const id = String(draft.id);
 	try {
 		await checkCampaignBalance(
@@ -104,12 +104,12 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 				? { scheduledAt: body.scheduledAt as string, numbers: (body.manualNumbers as string[] | undefined) ?? [], contactGroups: body.contactGroupIds !== undefined }
 				: undefined,
 		scheduledAtOf: ({ prepared: { body } }) => body.scheduledAt as string | undefined,
-		post: async (unit): Promise<Posted<CampaignUnit>> => {
+		post: async (unit, begin): Promise<Posted<CampaignUnit>> => {
 			const { itemIndex: i, deferred, suppressedNumbers } = unit;
 			// Moved into the next opening: created with that time (the identity keeps the time asked for).
 			const p: PreparedCampaign = deferred ? { ...unit.prepared, body: { ...unit.prepared.body, scheduledAt: deferred.scheduledAt } } : unit.prepared;
 			try {
-				const campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i) : await postCampaign(ctx, p.body, i);
+				const campaign = ctx.getNodeParameter('balanceCheck', i, false) ? await createChecked(ctx, p, i, begin) : await postCampaign(ctx, p.body, i, begin);
 				return [[unit, { ok: true, json: { ...campaign, ...messagePreview(p.body.message, campaign.totalRecipients), ...deferred, ...(suppressedNumbers && { suppressedNumbers }) } }]];
 			} catch (error) {
 				return [[unit, run.failure(error, i)]];

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { sendSms } from '../../api/sms';
+import { sendSms, type BeforeSend } from '../../api/sms';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
 import type { Posted, UnitOutcome } from '../../sending/round';
 import { requestWindow } from '../../transport/requestWindow';
@@ -79,7 +79,7 @@ export function bulkCallWindow(limits: PlanLimits): number {
  * Posts one chunk and answers each of its recipients' outcome. The body is built here, when the chunk's
  * turn comes (a bounded number of chunks at a time: bulkCallWindow), not for every chunk at once.
  */
-export async function sendChunk(ctx: IExecuteFunctions, { group, members, start, end, scheduledAt, sender }: Chunk): Promise<Posted<Recipient>> {
+export async function sendChunk(ctx: IExecuteFunctions, { group, members, start, end, scheduledAt, sender }: Chunk, begin: BeforeSend): Promise<Posted<Recipient>> {
 	const chunk = members.slice(start, end);
 	// What each recipient's text costs, read with the values the body is built from (they are
 	// released once the post is made).
@@ -96,7 +96,7 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 	};
 	let data: IDataObject;
 	try {
-		data = await sendSms(ctx, body, chunk[0].itemIndex);
+		data = await sendSms(ctx, body, chunk[0].itemIndex, begin);
 	} catch (error) {
 		const details = (error as { context?: { details?: unknown } }).context?.details;
 		const byIndex = new Map<number, IDataObject>();

@@ -172,7 +172,7 @@ export async function send(this: IExecuteFunctions, prepared: Array<ItemRecipien
 		window: bulkCallWindow(limits),
 		postsOf: (pending) => chunksOf(pending, limits.recipientsPerCall),
 		unitsOf: (chunk) => chunk.members.slice(chunk.start, chunk.end),
-		post: async (chunk) => await sendChunk(this, chunk),
+		post: async (chunk, begin) => await sendChunk(this, chunk, begin),
 		creditsOf: (r) => statsOf(r).credits,
 		recipientOf: (r) => r.phoneNumber,
 		automaticSender: (r) => r.group.automaticSender === true,

@@ -1,0 +1,209 @@
+import type { DeduplicationHelperFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { SEND_LEDGER } from './ledgerBounds';
+import { triedAgain } from './triedAgain';
+
+/** The part of n8n's processed-data helpers (the Remove Duplicates node's store) the marks use. */
+export type ProcessedData = Pick<DeduplicationHelperFunctions, 'checkProcessedAndRecord' | 'removeProcessed' | 'getProcessedDataCount'>;
+
+export const ROW_OPTIONS = { mode: 'entries' as const, get maxEntries() { return SEND_LEDGER.durable.maxMarks; } };
+
+/**
+ * n8n's helpers read the node's row, then insert it when there is none or rewrite it whole. Two n8n
+ * processes writing a node's first marks at the same moment both insert, and one fails on the
+ * table's key ("duplicate key value", seen with queue mode's two workers on PostgreSQL). A call
+ * writes all or nothing, and recording or removing a mark twice changes nothing, so a failed call
+ * is made again (SEND_LEDGER.durable.retryDelaysMs) before its error fails the send.
+ */
+function triedOnFailure(helpers: ProcessedData): ProcessedData {
+	const delays = SEND_LEDGER.durable.retryDelaysMs;
+	return {
+		checkProcessedAndRecord: async (items, scope, options) => await triedAgain(delays, async () => await helpers.checkProcessedAndRecord(items, scope, options)),
+		removeProcessed: async (items, scope, options) => await triedAgain(delays, async () => await helpers.removeProcessed(items, scope, options)),
+		getProcessedDataCount: async (scope, options) => await triedAgain(delays, async () => await helpers.getProcessedDataCount(scope, options)),
+	};
+}
+
+interface Waiter {
+	resolve: () => void;
+	reject: (error: unknown) => void;
+}
+
+/** One change of the row in the order asked: consecutive changes of one kind share a call. */
+interface Change {
+	add: boolean;
+	marks: string[];
+	waiter?: Waiter;
+}
+
+/** A finished run whose marks stay a little while (see `finished`). */
+interface FinishedRun {
+	at: number;
+	marks: number;
+	marksOf: () => string[];
+}
+
+/**
+ * One node's processed-data row (workflow + node), which n8n reads and rewrites whole on every
+ * call. Every call for the row is made here, one after another, so that two executions in this
+ * process never overwrite each other's row.
+ *
+ * Group commit: a change waits only for the write under way, not for a timer, so a lone send's
+ * mark is written at once; the changes that arrive meanwhile share the next write. Only a large
+ * row (a long run's marks) is written less often (a gather of SEND_LEDGER.durable.flushCostFactor
+ * × the last write's time), so that rewriting it takes a bounded share of n8n's time.
+ *
+ * The row stays small: a finished run's marks leave it once SEND_LEDGER.durable.keepFinishedMarks
+ * newer finished marks follow them, or after the retry hour, in one removal for many runs.
+ */
+export class NodeRow {
+	private tail: Promise<unknown> = Promise.resolve();
+	private queue: Change[] = [];
+	private flushing: Promise<void> | undefined;
+	private lastWriteMs = 0;
+	/** the row's size in marks, as far as this process knows (read once, then counted) */
+	private size: number | undefined;
+	private finishedRuns = new Map<string, FinishedRun>();
+	private finishedMarks = 0;
+	private helpers: ProcessedData;
+
+	constructor(helpers: ProcessedData) {
+		this.helpers = triedOnFailure(helpers);
+	}
+
+	use(helpers: ProcessedData) {
+		this.helpers = triedOnFailure(helpers);
+	}
+
+	/** Runs `call` after every call queued before it. */
+	serial<T>(call: (helpers: ProcessedData) => Promise<T>): Promise<T> {
+		const next = this.tail.then(async () => await call(this.helpers));
+		this.tail = next.catch(() => undefined);
+		return next;
+	}
+
+	/** Resolves once a write holding `marks` went through; rejects with its error. */
+	async add(marks: string[]): Promise<void> {
+		if (marks.length === 0) return;
+		await new Promise<void>((resolve, reject) => this.change({ add: true, marks, waiter: { resolve, reject } }));
+	}
+
+	/** Removes `marks` in the next write (not awaited by a send: `written` waits for it). */
+	remove(marks: string[]): void {
+		if (marks.length) this.change({ add: false, marks });
+	}
+
+	/** Resolves when every change asked so far is written (or failed). */
+	async written(): Promise<void> {
+		while (this.flushing) await this.flushing;
+	}
+
+	/** Counts marks a call added (or took out) of the row outside the queue (look-ups, key claims). */
+	counted(delta: number) {
+		if (this.size !== undefined) this.size = Math.max(0, this.size + delta);
+	}
+
+	/**
+	 * A run finished: an execution Retry re-runs it only when n8n stopped right after it (the node
+	 * returned, the execution was not saved yet), so only the last finished runs' marks are kept.
+	 * `marksOf` answers them in the order they were written (n8n's removal searches the row from
+	 * its oldest mark, so the oldest go fastest). A run finished again (an AI tool called twice in
+	 * one execution) replaces its entry.
+	 */
+	finished(runKey: string, marks: number, marksOf: () => string[]) {
+		const earlier = this.finishedRuns.get(runKey);
+		if (earlier) {
+			this.finishedMarks -= earlier.marks;
+			this.finishedRuns.delete(runKey);
+		}
+		this.finishedRuns.set(runKey, { at: Date.now(), marks, marksOf });
+		this.finishedMarks += marks;
+		this.forgetDue();
+	}
+
+	/** Takes the oldest finished runs out once twice the kept tail is reached (one removal for many), or past their hour. */
+	private forgetDue() {
+		const { keepFinishedMarks } = SEND_LEDGER.durable;
+		const due = Date.now() - SEND_LEDGER.finishedRunRetryWindowMs;
+		const over = this.finishedMarks > 2 * keepFinishedMarks;
+		const gone: string[] = [];
+		for (const [runKey, run] of this.finishedRuns) {
+			if (!(over && this.finishedMarks > keepFinishedMarks) && run.at > due) break;
+			this.finishedRuns.delete(runKey);
+			this.finishedMarks -= run.marks;
+			for (const mark of run.marksOf()) gone.push(mark);
+		}
+		this.remove(gone);
+	}
+
+	private change(change: Change) {
+		this.queue.push(change);
+		this.flushing ??= this.flush();
+	}
+
+	private async flush(): Promise<void> {
+		while (this.queue.length > 0) {
+			const { smallRowMarks, flushCostFactor, flushMaxMs } = SEND_LEDGER.durable;
+			this.size ??= await this.serial(async (h) => await h.getProcessedDataCount('node', ROW_OPTIONS)).catch(() => 0);
+			// A small row is written at once; a large one gathers what comes meanwhile (bounded: a post may be waiting).
+			if (this.size > smallRowMarks) await sleep(Math.min(flushMaxMs, flushCostFactor * this.lastWriteMs));
+			const changes = this.queue;
+			this.queue = [];
+			const started = Date.now();
+			// Consecutive changes of one kind share one call; kinds keep their order (a mark removed, then added again).
+			for (let from = 0; from < changes.length; ) {
+				let to = from;
+				while (to < changes.length && changes[to].add === changes[from].add) to++;
+				await this.write(changes.slice(from, to));
+				from = to;
+			}
+			this.lastWriteMs = Date.now() - started;
+		}
+		this.flushing = undefined;
+	}
+
+	private async write(changes: Change[]) {
+		const marks = changes.length === 1 ? changes[0].marks : changes.flatMap((c) => c.marks);
+		try {
+			if (changes[0].add) {
+				const result = await this.serial(async (h) => await h.checkProcessedAndRecord(marks, 'node', ROW_OPTIONS));
+				this.counted(result.new.length);
+			} else {
+				await this.serial(async (h) => await h.removeProcessed(marks, 'node', ROW_OPTIONS));
+				this.counted(-marks.length);
+			}
+			for (const c of changes) c.waiter?.resolve();
+		} catch (error) {
+			// A removal that failed leaves marks a retry would still honour: the safe side.
+			for (const c of changes) c.waiter?.reject(error);
+		}
+	}
+}
+
+const rows = new Map<string, NodeRow>();
+
+/** The row of one workflow's node (workflow \0 node), with the helpers of the current execution. */
+export function rowOf(scopeKey: string, helpers: ProcessedData): NodeRow {
+	let row = rows.get(scopeKey);
+	if (row) row.use(helpers);
+	else rows.set(scopeKey, (row = new NodeRow(helpers)));
+	return row;
+}
+
+/** Runs `call` on the node's row once every change queued before it is written (keyClaims.ts shares the row). */
+export async function onNodeRow<T>(scopeKey: string, helpers: ProcessedData, call: (helpers: ProcessedData) => Promise<T>): Promise<T> {
+	const row = rowOf(scopeKey, helpers);
+	await row.written();
+	return await row.serial(call);
+}
+
+/** Resolves once every change of the node's row asked so far is written (or failed). */
+export async function nodeRowWritten(scopeKey: string): Promise<void> {
+	await rows.get(scopeKey)?.written();
+}
+
+/** Adds marks to the node's row in its next group write (keyClaims.ts's "sent" marks). */
+export async function addNodeMarks(scopeKey: string, helpers: ProcessedData, marks: string[]): Promise<void> {
+	await rowOf(scopeKey, helpers).add(marks);
+}
