@@ -94,6 +94,16 @@ describe('SVC Messaging Tool: the message cap per execution', () => {
 		expect(emu.control.messages()).toHaveLength(0);
 	});
 
+	it('a call refused before its post leaves no mark: five calls refused for an invalid cap, then the same five messages in the next execution are all sent', async () => {
+		const calls = [0, 1, 2, 3, 4].map((n) => ({ phone: phone(130 + n), text: 'Your parcel is on its way' }));
+		const refused = await callTool({ parameters: { ...SMS_SEND, maxMessagesPerExecution: -1 }, executionId: 'exec-refused-first', workflowId: 'wf-refused' }, calls);
+		expect(refused.map((call) => call.result[0].errorCode)).toEqual(Array(5).fill('INVALID_INPUT'));
+		expect(emu.control.messages()).toHaveLength(0);
+		const sent = await callTool({ parameters: SMS_SEND, executionId: 'exec-refused-next', workflowId: 'wf-refused' }, calls);
+		expect(sent.map((call) => call.result[0].accepted)).toEqual(Array(5).fill(true));
+		expect(emu.control.messages().map((m) => m.phoneNumber)).toEqual(calls.map((c) => c.phone));
+	});
+
 	describe('with the credential’s shared Redis (queue mode: the calls of one execution may run on any worker)', () => {
 		const redis = useRedis();
 		const shared = (port: number): ApiKeyOptions => ({ redis: { port, prefix: 'svc-agent-cap' } });

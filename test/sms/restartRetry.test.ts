@@ -59,6 +59,39 @@ describe('SMS → Send, n8n restarted (no Redis), then the execution retried', (
 		expect(twice()).toBe(0);
 	});
 
+	it('n8n killed mid-send at Free (5/s): the retry refuses only what had left n8n, and sends what was still waiting for its turn', async () => {
+		const items = phones(69_000_000, 20);
+		const free = apiKeyCredentials(emu.url, { plan: 'free' });
+		// The first second's five requests are held at the service (answered after the "kill"); what
+		// leaves later never reaches it (n8n is gone).
+		emu.control.addFault({ kind: 'slow', delayMs: 1_500, pathPrefix: '/api/sms/send-api', count: 5 });
+		emu.control.addFault({ kind: 'drop-before-processing', pathPrefix: '/api/sms/send-api', count: 1_000 });
+		const settings = { onError: 'continueRegularOutput' as const };
+		const first = attempt({ parameters: sendParameters(), credentials: free, executionId: `m-${run}-a`, settings }, items);
+		// The kill: n8n's database as it is once five requests reached the service (a Free second holds
+		// no sixth), while the other messages of the send window wait for their turn.
+		await waitFor('five requests at the service', () => !emu.control.faults().some((f) => f.kind === 'slow'), 10_000, 2);
+		const atKill = new Map(processedData.rows);
+		await first;
+		const reached = new Set(smsNumbers());
+		expect(reached.size).toBe(5);
+		emu.control.clearFaults();
+		processedData.rows.clear();
+		for (const [row, text] of atKill) processedData.rows.set(row, text);
+		clearLocalLedger();
+
+		const retry = await attempt({ parameters: sendParameters(), credentials: free, executionId: `m-${run}-b`, mode: 'retry', settings }, items);
+		const out = retry.output!;
+		const unknown = out.filter((i) => i.json.errorCode === 'UNKNOWN_OUTCOME').map((i) => items[(i.pairedItem as { item: number }).item].phone);
+		// Only messages that had reached the service are of unknown outcome; every other number gets its SMS now.
+		expect(unknown.length).toBeGreaterThan(0);
+		for (const number of unknown) expect(reached.has(number)).toBe(true);
+		const sentNow = out.filter((i) => i.json.accepted === true && !i.json.alreadySent).length;
+		expect(sentNow + unknown.length).toBe(20);
+		expect(new Set(smsNumbers()).size).toBe(20);
+		expect(twice()).toBe(0);
+	}, 60_000);
+
 	it('n8n killed right after the node returned: its accepted marks are already in the database, so the retry reports all as sent before', async () => {
 		const items = phones(63_000_000, 3);
 		const first = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `k-${run}-a` }, items);
