@@ -3,7 +3,7 @@
  * the jest stand-in of n8n's store (test/helpers/processedData.ts: md5 hashes, whole-row reads and
  * writes): what a look-up leaves, how many marks stay, and what each message costs in calls.
  */
-import { ICheckProcessedContextData, type DeduplicationScope, type ICheckProcessedOptions } from 'n8n-workflow';
+import type { ICheckProcessedContextData, DeduplicationScope, ICheckProcessedOptions } from 'n8n-workflow';
 
 import { processedData } from '../helpers/processedData';
 import { durableMarks, type ProcessedData } from '../../nodes/SvcMessaging/sending/durableMarks';
@@ -16,8 +16,8 @@ function nodeHelpers(): { helpers: ProcessedData; scopeKey: string; workflowId: 
 	const context = { workflow: { id: workflowId }, node: { id: 'node-marks' } } as unknown as ICheckProcessedContextData;
 	const helpers: ProcessedData = {
 		checkProcessedAndRecord: async (items, scope: DeduplicationScope, options: ICheckProcessedOptions) => await processedData.checkProcessedAndRecord(items, scope, context, options),
-		removeProcessed: async (items, scope: DeduplicationScope, options: ICheckProcessedOptions) => await processedData.removeProcessed(items, scope, context, options),
-		getProcessedDataCount: async (scope: DeduplicationScope, options: ICheckProcessedOptions) => await processedData.getProcessedDataCount(scope, context, options),
+		removeProcessed: async (items, scope: DeduplicationScope) => await processedData.removeProcessed(items, scope, context),
+		getProcessedDataCount: async (scope: DeduplicationScope) => await processedData.getProcessedDataCount(scope, context),
 	};
 	return { helpers, scopeKey: `${workflowId}\u0000node-marks`, workflowId };
 }

@@ -12,6 +12,7 @@ import { databaseLedgerError, ledgerError, unknownOutcome, unknownOutcomeError }
 import type { SendRun } from './sendRun';
 import { suppressedNote, suppressListed, suppressWithin, type NumbersOfUnit } from './doNotSend';
 import { chooseSenders } from './senderByCountry';
+import { underWay } from './underWay';
 import { postInWindow, redisLost } from './window';
 
 /** One message (or campaign) of a send, under its identity in the send ledger. */
@@ -204,26 +205,15 @@ async function postPending<U extends SendUnit, W>(
 	const step = async (post: W): Promise<ItemFailure | undefined> => {
 		const postUnits = options.unitsOf(post);
 		const identities = postUnits.map((unit) => unit.identity);
-		// Marked "under way" in its slot, right before it leaves (not while it waits for its turn):
-		// should n8n stop, a retry refuses as of unknown outcome only what may have reached the service,
-		// and sends what never left.
-		let began = false;
-		let beginFailed: { error: unknown } | undefined;
-		const begin = async () => {
-			began = true;
-			await ledger.begin(identities).catch((error: unknown) => {
-				beginFailed = { error };
-				throw new NodeOperationError(run.node, error as Error);
-			});
-		};
+		const mark = underWay(run.node, ledger, identities);
 		// What each unit costs, read before the post (Send Bulk releases its values once posted).
 		const credits = budget === undefined ? undefined : new Map(postUnits.map((unit) => [unit, options.creditsOf(unit) ?? 0]));
 		claims?.started(postUnits);
-		let posted = await options.post(post, begin);
-		if (beginFailed) {
+		let posted = await options.post(post, mark.begin);
+		if (mark.failed) {
 			// Not posted: the ledger could not mark it. Whatever one store took goes again.
 			await ledger.record(identities.map((identity) => [identity, undefined]));
-			failUnsent(postUnits, beginFailed.error);
+			failUnsent(postUnits, mark.failed.error);
 			posted = postUnits.map((unit) => [unit, unit.outcome!]);
 			await claims?.settle(posted);
 			cap.release(postUnits.length);
@@ -231,7 +221,7 @@ async function postPending<U extends SendUnit, W>(
 		}
 		// A post that returned without reaching its request (it failed before) marked nothing; one that
 		// sent without calling begin (none should) is marked now, late rather than never.
-		if (!began && posted.some(([, outcome]) => outcome.ok || mayHaveBeenProcessed(outcome.error))) await ledger.begin(identities).catch(() => undefined);
+		if (!mark.began && posted.some(([, outcome]) => outcome.ok || mayHaveBeenProcessed(outcome.error))) await ledger.begin(identities).catch(() => undefined);
 		if (credits) for (const [unit, outcome] of posted) if (outcome.ok) used += credits.get(unit) ?? 0;
 		await record(posted);
 		await claims?.settle(posted);
