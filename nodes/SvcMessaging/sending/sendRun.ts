@@ -189,7 +189,10 @@ export async function finishRun(ctx: IExecuteFunctions): Promise<void> {
 	try {
 		const facts = { node: ctx.getNode(), continueOnFail: ctx.continueOnFail() };
 		const shared = sharedLimitOf(await getServiceCredentials.call(ctx, 'apiKey'));
-		await (await openLedger(runIdentityOf(ctx), shared, facts)).finish();
+		const identity = runIdentityOf(ctx);
+		const ledger = await openLedger(identity, shared, facts);
+		// Its marks in n8n's database go with the run's (those this process still holds: a run resumed elsewhere keeps them until n8n's trim).
+		await withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers), { shared }).finish();
 	} catch {
 		// left open on purpose (see above)
 	}
