@@ -25,19 +25,16 @@ export { addNodeMarks, nodeRowWritten, onNodeRow } from './nodeRow';
  * mark it recorded by asking: a call refused after its look-up leaves nothing behind.
  */
 export interface DurableMarks {
-	/** What earlier tries did with these messages (by digest), after a restart. Leaves the row as it was. */
-	lookup(digests: string[]): Promise<Array<'accepted' | 'unknown' | undefined>>;
+	/** What earlier tries did with these messages, after a restart. Leaves the row as it was. */
+	lookup(messages: readonly string[]): Promise<Array<'accepted' | 'unknown' | undefined>>;
 	/** Written right before the messages are posted; resolves once the row holds them. */
-	begin(digests: string[]): Promise<void>;
+	begin(messages: readonly string[]): Promise<void>;
 	/** Joins the next write; `written` resolves once it is in. */
-	accepted(digests: string[]): void;
+	accepted(messages: readonly string[]): void;
 	/** Surely not sent: a retry may send them. Joins the next write. */
-	notSent(digests: string[]): void;
-	/**
-	 * The run finished. `each` visits its messages in the order sent, with whether each was
-	 * accepted; their marks go once newer finished runs' marks follow (nodeRow.ts).
-	 */
-	finished(runKey: string, count: number, each: (visit: (digest: string, accepted: boolean) => void) => void): void;
+	notSent(messages: readonly string[]): void;
+	/** The run finished: its marks go once newer finished runs' marks follow (nodeRow.ts). */
+	finished(runKey: string): void;
 	/** Resolves once every mark added so far is written (or failed). */
 	written(): Promise<void>;
 }
@@ -56,25 +53,34 @@ export class DatabaseUnavailable extends Error {
 const halfDay = (at: number) => Math.floor(at / SEND_LEDGER.durable.bucketMs);
 const mark = (kind: 'u' | 'a', digest: string, bucket: number) => `${kind}:${digest}:${bucket}`;
 
-/** The durable marks of one run of a workflow's node, kept in n8n's database through `helpers`. */
-export function durableMarks(scopeKey: string, helpers: ProcessedData): DurableMarks {
+/**
+ * The durable marks of one run of a workflow's node, kept in n8n's database through `helpers`;
+ * `digestOf` names a message in the row (a digest of the workflow, the node and the message).
+ */
+export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf: (message: string) => string): DurableMarks {
 	const row = rowOf(scopeKey, helpers);
 	// One bucket for the whole run: its marks can be taken out again without searching for them.
 	const bucket = halfDay(Date.now());
+	const marksOf = (kind: 'u' | 'a', messages: readonly string[]) => messages.map((m) => mark(kind, digestOf(m), bucket));
+	// What this run added, in order (the messages' own strings, no copy): taken out in the row's order when it finishes.
+	const added: Array<{ kind: 'u' | 'a'; messages: readonly string[] }> = [];
+	let count = 0;
+	const notSent = new Set<string>();
 	return {
-		async lookup(digests) {
-			if (digests.length === 0) return [];
+		async lookup(messages) {
+			if (messages.length === 0) return [];
 			await row.written();
 			const now = halfDay(Date.now());
 			const buckets = [now, now - 1];
+			const digests = messages.map(digestOf);
 			const asked = digests.flatMap((d) => buckets.flatMap((b) => [mark('u', d, b), mark('a', d, b)]));
 			const found = await row
 				.serial(async (h) => {
-				const answer = await h.checkProcessedAndRecord(asked, 'node', ROW_OPTIONS);
-				// Asking recorded every mark not found: it goes again, or a later retry would take a
-				// message never posted for one under way.
-				if (answer.new.length) await h.removeProcessed(answer.new, 'node', ROW_OPTIONS);
-				return new Set(answer.processed.map(String));
+					const answer = await h.checkProcessedAndRecord(asked, 'node', ROW_OPTIONS);
+					// Asking recorded every mark not found: it goes again, or a later retry would take a
+					// message never posted for one under way.
+					if (answer.new.length) await h.removeProcessed(answer.new, 'node', ROW_OPTIONS);
+					return new Set(answer.processed.map(String));
 				})
 				.catch((error: unknown) => {
 					throw new DatabaseUnavailable(error, true);
@@ -84,26 +90,33 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData): DurableM
 				return buckets.some((b) => found.has(mark('u', d, b))) ? 'unknown' : undefined;
 			});
 		},
-		async begin(digests) {
-			await row.add(digests.map((d) => mark('u', d, bucket))).catch((error: unknown) => {
+		async begin(messages) {
+			if (messages.length === 0) return;
+			added.push({ kind: 'u', messages });
+			count += messages.length;
+			await row.add(marksOf('u', messages)).catch((error: unknown) => {
 				throw new DatabaseUnavailable(error);
 			});
 		},
-		accepted(digests) {
-			if (digests.length) void row.add(digests.map((d) => mark('a', d, bucket))).catch(() => undefined);
+		accepted(messages) {
+			if (messages.length === 0) return;
+			added.push({ kind: 'a', messages });
+			count += messages.length;
+			void row.add(marksOf('a', messages)).catch(() => undefined);
 		},
-		notSent(digests) {
-			row.remove(digests.map((d) => mark('u', d, bucket)));
+		notSent(messages) {
+			if (messages.length === 0) return;
+			for (const m of messages) notSent.add(m);
+			row.remove(marksOf('u', messages));
 		},
-		finished(runKey, count, each) {
-			row.finished(runKey, 2 * count, () => {
-				const marks: string[] = [];
-				each((d, accepted) => {
-					marks.push(mark('u', d, bucket));
-					if (accepted) marks.push(mark('a', d, bucket));
-				});
-				return marks;
-			});
+		finished(runKey) {
+			row.finished(runKey, count, () =>
+				added.map(({ kind, messages }) => ({
+					count: messages.length,
+					// A message refused unsent lost its mark already: asked again, n8n would search the whole row for it.
+					marks: () => marksOf(kind, notSent.size ? messages.filter((m) => !notSent.has(m)) : messages),
+				})),
+			);
 		},
 		written: async () => await row.written(),
 	};

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { digest, type SharedLimitConfig } from '../transport/redis';
 import { SEND_LEDGER } from './ledgerBounds';
-import { clearHeldEntries, eachHeld, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
+import { clearHeldEntries, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
 import { redisLedgerStore } from './ledgerRedis';
 
 /**
@@ -48,9 +48,6 @@ export interface SentIn {
 
 export type EarlierEntry = LedgerEntry & { sentIn: SentIn };
 
-/** What a run's recorded message became: accepted, of unknown outcome, or surely not posted. */
-export type WrittenOutcome = 'accepted' | 'unknown' | 'notPosted';
-
 /** An entry with the run that wrote it (`execution id \0 run index`) and when (epoch ms). */
 interface Stored {
 	run: string;
@@ -94,8 +91,6 @@ export interface SendLedger {
 	lookup(identities: string[]): Promise<Array<EarlierEntry | undefined>>;
 	/** Whether this process holds any entry of each message (one that applies or not). */
 	held(identities: string[]): boolean[];
-	/** Visits the messages this run recorded in this process, in the order recorded, with what became of each. */
-	eachWritten(visit: (identity: string, outcome: WrittenOutcome) => void): void;
 	/** Marks messages as under way (in Redis) before they are posted. Throws RedisUnavailable if it cannot: then none is posted. */
 	begin(identities: string[]): Promise<void>;
 	/**
@@ -200,8 +195,6 @@ export async function openSendLedger(identity: RunIdentity, shared?: SharedLimit
 			return await Promise.all(found.map(async (stored) => await applies(stored, finished)));
 		},
 		held: (identities) => heldEntries(scopeKey, identities).map(Boolean),
-		eachWritten: (visit) =>
-			eachHeld(runKey, (identity, held) => visit(identity, held === NOT_POSTED ? 'notPosted' : held instanceof HeldOther ? 'unknown' : 'accepted')),
 		async begin(identities) {
 			if (!redis || identities.length === 0) return;
 			const json = JSON.stringify({ run, entry: UNDER_WAY, at: Date.now() } satisfies Stored);

@@ -38,6 +38,8 @@ export const SEND_LEDGER = {
 		 * saved the execution): the last 100 messages' (two marks each); taken out in one call at twice that
 		 */
 		keepFinishedMarks: 200,
+		/** marks one removal call takes out at most: n8n searches and closes the row once per mark, ~1 s of its CPU for 10,000 from a row of 60,000 (each call rewrites the row) */
+		removeAtMost: 10_000,
 		/** a row of up to this many marks (~16 KB) is written at once; a larger one gathers the marks that come meanwhile */
 		smallRowMarks: 600,
 		/** the gather of a large row: this many times the last write's duration, so rewriting it takes a bounded share of n8n */

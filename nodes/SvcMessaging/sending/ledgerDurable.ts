@@ -42,6 +42,11 @@ function lostWithRedis(config: SharedLimitConfig, since: number): EarlierEntry {
 	};
 }
 
+/** How a message is named in n8n's database and Redis: a digest of the workflow, the node and the message (as earlier versions named it). */
+export function messageDigestOf(identity: RunIdentity): (message: string) => string {
+	return (message) => digest(`${identity.workflowId}\u0000${identity.nodeId}\u0000${message}`);
+}
+
 /**
  * The send ledger with its record in n8n's database (durableMarks.ts) beside the in-process one
  * and, when the limit is shared, beside Redis: messages are marked under way before they are
@@ -59,7 +64,6 @@ export function withDurableMarks(
 	marks: DurableMarks,
 	{ shared, followsMessages }: { shared?: SharedLimitConfig; followsMessages?: boolean } = {},
 ): SendLedger {
-	const keyOf = (message: string) => digest(`${identity.workflowId}\u0000${identity.nodeId}\u0000${message}`);
 	const epoch = async () => (shared ? await (await redisLedgerStore(shared, `${identity.workflowId}\u0000${identity.nodeId}`)).epoch() : 0);
 	let dated: Promise<number> | undefined;
 	return {
@@ -77,7 +81,7 @@ export function withDurableMarks(
 			const since = await epoch();
 			if (shared && Date.now() - since >= SEND_LEDGER.redisTtlMs) return found;
 			const unknown = shared ? lostWithRedis(shared, since) : UNKNOWN_BEFORE;
-			const durable = await marks.lookup(missing.map((i) => keyOf(identities[i])));
+			const durable = await marks.lookup(missing.map((i) => identities[i]));
 			missing.forEach((i, n) => {
 				if (durable[n] === 'accepted') found[i] = followsMessages ? ACCEPTED_UNFOLLOWABLE : ACCEPTED_BEFORE;
 				else if (durable[n] === 'unknown') found[i] = unknown;
@@ -88,15 +92,15 @@ export function withDurableMarks(
 			// Redis's data is dated before anything goes through it, so that a later loss shows.
 			dated ??= epoch();
 			await dated;
-			await Promise.all([ledger.begin(identities), marks.begin(identities.map(keyOf))]);
+			await Promise.all([ledger.begin(identities), marks.begin(identities)]);
 		},
 		async record(entries) {
 			await ledger.record(entries);
 			const accepted: string[] = [];
 			const notSent: string[] = [];
 			for (const [message, entry] of entries) {
-				if (!entry) notSent.push(keyOf(message));
-				else if (entry.outcome === 'accepted') accepted.push(keyOf(message));
+				if (!entry) notSent.push(message);
+				else if (entry.outcome === 'accepted') accepted.push(message);
 			}
 			// Not awaited: the next group write takes them, and the round waits for it before it returns
 			// (stored). A crash before it leaves them "under way": a retry reports them as of unknown
@@ -105,15 +109,11 @@ export function withDurableMarks(
 			marks.notSent(notSent);
 		},
 		stored: async () => await marks.written().catch(() => undefined),
-		eachWritten: (visit) => ledger.eachWritten(visit),
 		async finish() {
 			await ledger.finish();
 			// A retry's run stays open (a second Retry must find what it sent), as in the ledger.
 			if (identity.isRetry) return;
-			const runKey = `${identity.workflowId}\u0000${identity.nodeId}\u0000${identity.executionId}\u0000${identity.runIndex}`;
-			let count = 0;
-			ledger.eachWritten((_, outcome) => outcome !== 'notPosted' && count++);
-			marks.finished(runKey, count, (visit) => ledger.eachWritten((message, outcome) => outcome !== 'notPosted' && visit(keyOf(message), outcome === 'accepted')));
+			marks.finished(`${identity.workflowId}\u0000${identity.nodeId}\u0000${identity.executionId}\u0000${identity.runIndex}`);
 		},
 	};
 }

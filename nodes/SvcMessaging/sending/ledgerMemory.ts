@@ -155,11 +155,6 @@ export function heldEntries(scopeKey: string, identities: string[]): Array<{ run
 	});
 }
 
-/** Visits the messages a run wrote, as it wrote them, with their held entries (none once evicted). */
-export function eachHeld(runKey: string, visit: (identity: string, entry: object) => void): void {
-	const record = runs.get(runKey);
-	if (record) record.identities.forEach((identity, n) => visit(identity, record.entries[n]));
-}
 
 /** The run finished: its entries are the first to go when the bound is reached. */
 export function runFinished(runKey: string): void {

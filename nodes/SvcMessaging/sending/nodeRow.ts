@@ -30,18 +30,22 @@ interface Waiter {
 	reject: (error: unknown) => void;
 }
 
-/** One change of the row in the order asked: consecutive changes of one kind share a call. */
+/**
+ * One change of the row in the order asked: consecutive changes of one kind share a call (removals
+ * at most SEND_LEDGER.durable.removeAtMost marks a call). A removal's marks are made when written.
+ */
 interface Change {
 	add: boolean;
-	marks: string[];
+	count: number;
+	marks: string[] | (() => string[]);
 	waiter?: Waiter;
 }
 
-/** A finished run whose marks stay a little while (see `finished`). */
+/** A finished run whose marks stay a little while (see `finished`): its marks in the order written, a batch at a time. */
 interface FinishedRun {
 	at: number;
 	marks: number;
-	marksOf: () => string[];
+	batches: () => Array<{ count: number; marks: () => string[] }>;
 }
 
 /**
@@ -86,12 +90,12 @@ export class NodeRow {
 	/** Resolves once a write holding `marks` went through; rejects with its error. */
 	async add(marks: string[]): Promise<void> {
 		if (marks.length === 0) return;
-		await new Promise<void>((resolve, reject) => this.change({ add: true, marks, waiter: { resolve, reject } }));
+		await new Promise<void>((resolve, reject) => this.change({ add: true, count: marks.length, marks, waiter: { resolve, reject } }));
 	}
 
 	/** Removes `marks` in the next write (not awaited by a send: `written` waits for it). */
-	remove(marks: string[]): void {
-		if (marks.length) this.change({ add: false, marks });
+	remove(marks: string[] | (() => string[]), count = Array.isArray(marks) ? marks.length : 1): void {
+		if (count > 0) this.change({ add: false, count, marks });
 	}
 
 	/** Resolves when every change asked so far is written (or failed). */
@@ -107,17 +111,18 @@ export class NodeRow {
 	/**
 	 * A run finished: an execution Retry re-runs it only when n8n stopped right after it (the node
 	 * returned, the execution was not saved yet), so only the last finished runs' marks are kept.
-	 * `marksOf` answers them in the order they were written (n8n's removal searches the row from
-	 * its oldest mark, so the oldest go fastest). A run finished again (an AI tool called twice in
-	 * one execution) replaces its entry.
+	 * `batches` answers them in the order they were written: n8n's removal searches the row from
+	 * its oldest mark and closes the gap, so marks taken out in the row's order cost one step each
+	 * (out of order, a run of 100,000 messages took minutes). A run finished again (an AI tool
+	 * called twice in one execution) replaces its entry.
 	 */
-	finished(runKey: string, marks: number, marksOf: () => string[]) {
+	finished(runKey: string, marks: number, batches: FinishedRun['batches']) {
 		const earlier = this.finishedRuns.get(runKey);
 		if (earlier) {
 			this.finishedMarks -= earlier.marks;
 			this.finishedRuns.delete(runKey);
 		}
-		this.finishedRuns.set(runKey, { at: Date.now(), marks, marksOf });
+		this.finishedRuns.set(runKey, { at: Date.now(), marks, batches });
 		this.finishedMarks += marks;
 		this.forgetDue();
 	}
@@ -127,14 +132,12 @@ export class NodeRow {
 		const { keepFinishedMarks } = SEND_LEDGER.durable;
 		const due = Date.now() - SEND_LEDGER.finishedRunRetryWindowMs;
 		const over = this.finishedMarks > 2 * keepFinishedMarks;
-		const gone: string[] = [];
 		for (const [runKey, run] of this.finishedRuns) {
 			if (!(over && this.finishedMarks > keepFinishedMarks) && run.at > due) break;
 			this.finishedRuns.delete(runKey);
 			this.finishedMarks -= run.marks;
-			for (const mark of run.marksOf()) gone.push(mark);
+			for (const batch of run.batches()) this.remove(batch.marks, batch.count);
 		}
-		this.remove(gone);
 	}
 
 	private change(change: Change) {
@@ -144,7 +147,7 @@ export class NodeRow {
 
 	private async flush(): Promise<void> {
 		while (this.queue.length > 0) {
-			const { smallRowMarks, flushCostFactor, flushMaxMs } = SEND_LEDGER.durable;
+			const { smallRowMarks, flushCostFactor, flushMaxMs, removeAtMost } = SEND_LEDGER.durable;
 			this.size ??= await this.serial(async (h) => await h.getProcessedDataCount('node', ROW_OPTIONS)).catch(() => 0);
 			// A small row is written at once; a large one gathers what comes meanwhile (bounded: a post may be waiting).
 			if (this.size > smallRowMarks) await sleep(Math.min(flushMaxMs, flushCostFactor * this.lastWriteMs));
@@ -153,8 +156,9 @@ export class NodeRow {
 			const started = Date.now();
 			// Consecutive changes of one kind share one call; kinds keep their order (a mark removed, then added again).
 			for (let from = 0; from < changes.length; ) {
-				let to = from;
-				while (to < changes.length && changes[to].add === changes[from].add) to++;
+				let to = from + 1;
+				let count = changes[from].count;
+				while (to < changes.length && changes[to].add === changes[from].add && (changes[from].add || count + changes[to].count <= removeAtMost)) count += changes[to++].count;
 				await this.write(changes.slice(from, to));
 				from = to;
 			}
@@ -164,7 +168,8 @@ export class NodeRow {
 	}
 
 	private async write(changes: Change[]) {
-		const marks = changes.length === 1 ? changes[0].marks : changes.flatMap((c) => c.marks);
+		const marksOf = (c: Change) => (typeof c.marks === 'function' ? c.marks() : c.marks);
+		const marks = changes.length === 1 ? marksOf(changes[0]) : changes.flatMap(marksOf);
 		try {
 			if (changes[0].add) {
 				const result = await this.serial(async (h) => await h.checkProcessedAndRecord(marks, 'node', ROW_OPTIONS));

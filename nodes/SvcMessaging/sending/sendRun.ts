@@ -13,7 +13,7 @@ import { assertBalance } from './balance';
 import { readDoNotSendNumbers } from './doNotSend';
 import { durableMarks } from './durableMarks';
 import { openSendLedger, type RunIdentity, type SendLedger } from './ledger';
-import { withDurableMarks } from './ledgerDurable';
+import { messageDigestOf, withDurableMarks } from './ledgerDurable';
 import type { ItemFailure, RunFacts } from './outcomes';
 import { readPolicies, type SendPolicies } from './policies';
 import type { RunKeys } from './idempotency';
@@ -159,7 +159,7 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 		const shared = sharedLimitOf(apiCredentials);
 		ledger = await openLedger(identity, shared, facts);
 		// n8n's own database keeps what a restart of n8n (or of a Redis without persistence) forgets.
-		ledger = withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers), { shared, followsMessages });
+		ledger = withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers, messageDigestOf(identity)), { shared, followsMessages });
 		cap = agentCapOf(ctx, shared);
 	} else {
 		ledger = await openSendLedger(identity);
@@ -192,7 +192,7 @@ export async function finishRun(ctx: IExecuteFunctions): Promise<void> {
 		const identity = runIdentityOf(ctx);
 		const ledger = await openLedger(identity, shared, facts);
 		// Its marks in n8n's database go with the run's (those this process still holds: a run resumed elsewhere keeps them until n8n's trim).
-		await withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers), { shared }).finish();
+		await withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers, messageDigestOf(identity)), { shared }).finish();
 	} catch {
 		// left open on purpose (see above)
 	}
