@@ -53,8 +53,8 @@ export function processTree(root: number): number[] {
 
 /** The bytes written by the trees of `roots` from start() to stop(). */
 export class DiskWrites {
-	/** pid → [write_bytes when first seen (0 for a process started after start()), last seen] */
-	private seen = new Map<number, [number, number]>();
+	/** pid → [write_bytes when first seen (0 for a process started after start()), last seen, index of its root] */
+	private seen = new Map<number, [number, number, number]>();
 	private timer?: NodeJS.Timeout;
 
 	constructor(
@@ -63,13 +63,13 @@ export class DiskWrites {
 	) {}
 
 	private read(first: boolean) {
-		for (const root of this.roots()) {
+		for (const [index, root] of this.roots().entries()) {
 			for (const pid of processTree(root)) {
 				const bytes = writeBytesOf(pid);
 				if (bytes === undefined) continue;
 				const known = this.seen.get(pid);
 				if (known) known[1] = bytes;
-				else this.seen.set(pid, [first ? bytes : 0, bytes]);
+				else this.seen.set(pid, [first ? bytes : 0, bytes, index]);
 			}
 		}
 	}
@@ -82,22 +82,22 @@ export class DiskWrites {
 		return this;
 	}
 
-	/** Bytes written since start(). */
-	stop(): number {
+	/** Bytes written since start(), in all and per root (in the order of `roots`). */
+	stop(): { bytes: number; perRoot: number[] } {
 		clearInterval(this.timer);
 		this.read(false);
-		let total = 0;
-		for (const [first, last] of this.seen.values()) total += last - first;
-		return total;
+		const perRoot = this.roots().map(() => 0);
+		for (const [first, last, index] of this.seen.values()) perRoot[index] += last - first;
+		return { bytes: perRoot.reduce((a, b) => a + b, 0), perRoot };
 	}
 }
 
 /** `work` with the disk writes of the trees of `roots` counted around it. */
-export async function countingWrites<T>(roots: () => number[], work: () => Promise<T>): Promise<{ result: T; bytes: number }> {
+export async function countingWrites<T>(roots: () => number[], work: () => Promise<T>): Promise<{ result: T; bytes: number; perRoot: number[] }> {
 	const writes = new DiskWrites(roots).start();
 	try {
 		const result = await work();
-		return { result, bytes: writes.stop() };
+		return { result, ...writes.stop() };
 	} catch (error) {
 		writes.stop();
 		throw error;

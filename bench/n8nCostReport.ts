@@ -1,5 +1,5 @@
 /** The real-n8n cost rows (bench/n8nCost.ts): their tables, their targets, and what fails the run. */
-import type { N8nFigures, OnePoint } from './n8nCost';
+import type { BatchFigures, N8nFigures, OnePoint } from './n8nCost';
 import type { Target } from './targets';
 
 /** The issue's targets for the real-n8n rows. */
@@ -11,6 +11,8 @@ function pad(cells: string[][]) {
 }
 
 const n = (value: number) => value.toLocaleString('en');
+/** KB written per execution; with PostgreSQL, n8n's own part of it beside. */
+const kb = (f: BatchFigures) => (f.n8nKbPerExecution === undefined ? String(f.kbPerExecution) : `${f.kbPerExecution} (n8n ${f.n8nKbPerExecution})`);
 const pct = (ratio: number | null) => (ratio === null ? '–' : `${(ratio * 100).toFixed(1)} %`);
 
 export function n8nTables(figures: N8nFigures | undefined): string {
@@ -24,11 +26,11 @@ export function n8nTables(figures: N8nFigures | undefined): string {
 				String(p.sms.executions),
 				String(p.sms.msPerExecution),
 				`${p.sms.medianMs} / ${p.sms.p95Ms}`,
-				String(p.sms.kbPerExecution),
+				kb(p.sms),
 				p.sms.walKbPerExecution === undefined ? '–' : String(p.sms.walKbPerExecution),
 				String(p.http.msPerExecution),
 				`${p.http.medianMs} / ${p.http.p95Ms}`,
-				String(p.http.kbPerExecution),
+				kb(p.http),
 				p.http.walKbPerExecution === undefined ? '–' : String(p.http.walKbPerExecution),
 				`${p.timeRatio} ×`,
 				`${p.diskRatio} ×`,
