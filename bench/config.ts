@@ -43,7 +43,26 @@ export const SIZES = {
 	floor: pick({ items: 150, rounds: 3 }, { items: 2_250, rounds: 9 }),
 	/** At Free: one request per item (100 items take 20 s), and Send Bulk's 10,000-row sheet in chunks. */
 	user: pick({ perItem: 20, bulk: 1_000 }, { perItem: 100, bulk: 10_000 }),
+	/** The real-n8n cost rows (bench/n8nCost.ts); BENCH_N8N_AFTER, _BATCH, _MANY and _FILL override them. */
+	n8n: {
+		/** one-SMS executions measured after this many earlier sends of the SMS Send node */
+		after: listFromEnv('BENCH_N8N_AFTER') ?? pick([100, 400], [500, 2_000, 10_000]),
+		/** executions measured per flow at each point (in `rounds` alternating halves: SMS Send, then HTTP Request) */
+		batch: Number(process.env.BENCH_N8N_BATCH ?? pick(50, 100)),
+		rounds: 2,
+		/** one execution of this many SMS each, at Business */
+		many: listFromEnv('BENCH_N8N_MANY') ?? pick([300, 1_200], [3_000, 30_000]),
+		/** executions at once while the node's earlier sends are made (the measured ones run one after another) */
+		fillConcurrency: Number(process.env.BENCH_N8N_FILL ?? 4),
+		/** the PostgreSQL row runs in a full run, or when BENCH_ONLY names it */
+		postgres: !quick,
+	},
 };
+
+function listFromEnv(name: string): number[] | undefined {
+	const value = process.env[name];
+	return value ? value.split(',').map((n) => Number(n.trim())) : undefined;
+}
 
 /** BENCH_ONLY=bulk-free,memory-business runs only those rows (a partial run: targets judge only what ran). */
 export const only = process.env.BENCH_ONLY?.split(',').map((id) => id.trim());

@@ -19,6 +19,8 @@ import { keyFor, log, SIZES, want } from './config';
 import { floorRows, type FloorFigures } from './floorRows';
 import { round, seedAccount, startEmulatorProcess, ROOT, type Plan } from './lib';
 import { memoryKeys, memoryRows } from './memoryRows';
+import { n8nCostRows, type N8nFigures } from './n8nCost';
+import { failures, n8nTables, n8nTargets } from './n8nCostReport';
 import { processesRows } from './processRows';
 import { nodeRow, type Bench, type LabelledScenario, type Row } from './rows';
 import { sharedRow, type SharedFigures } from './sharedRows';
@@ -156,8 +158,11 @@ async function main() {
 	log('bench: starting the emulator (child process)');
 	const emulator = await startEmulatorProcess();
 	let measured: Awaited<ReturnType<typeof runRows>>;
+	let realN8n: N8nFigures | undefined;
 	try {
 		measured = await runRows({ url: emulator.url, callMs: {} });
+		// Real n8n beside its own HTTP Request node (bench/n8nCost.ts), on the same emulator.
+		realN8n = await n8nCostRows(emulator.url);
 	} finally {
 		await closeBaselines();
 		await emulator.stop();
@@ -165,7 +170,7 @@ async function main() {
 	const { rows, shared, processRows, deadWorker, floor } = measured;
 	const totalS = (performance.now() - t0) / 1000;
 	const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
-	const targets = evaluateTargets(byId, shared, processRows, floor, deadWorker);
+	const targets = [...evaluateTargets(byId, shared, processRows, floor, deadWorker), ...n8nTargets(realN8n)];
 	const loadAtEnd = loadavg().map((l) => round(l, 2));
 	const results = {
 		date: startedAt.toISOString(),
@@ -184,13 +189,20 @@ async function main() {
 		deadWorker: deadWorker ?? null,
 		comparisons: comparisons(byId),
 		floor,
+		realN8n: realN8n ?? null,
 		targets,
 	};
 	writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 	process.stdout.write(
-		`${table(rows)}\n\n${processesTable(processRows)}\n\n${deadWorkerLine(deadWorker)}\n\n${floorLine(floor)}\n\n${comparisonTable(results.comparisons)}\n\n${targetTable(targets)}\n\n`,
+		`${table(rows)}\n\n${processesTable(processRows)}\n\n${deadWorkerLine(deadWorker)}\n\n${floorLine(floor)}\n\n${comparisonTable(results.comparisons)}\n\n${n8nTables(realN8n)}\n\n${targetTable(targets)}\n\n`,
 	);
 	process.stdout.write(`Total ${totalS.toFixed(0)} s; load average ${loadAtStart.join(' ')} at start, ${loadAtEnd.join(' ')} at end. Results: bench/results.json\n`);
+	// A promise broken fails the run (a quick one too); a ratio missed does not.
+	const broken = failures(realN8n);
+	if (broken.length) {
+		process.stderr.write(`bench: real n8n rows failed:\n  ${broken.join('\n  ')}\n`);
+		process.exitCode = 1;
+	}
 }
 
 main().catch((error) => {

@@ -96,6 +96,10 @@ export interface PostgresServer {
 	database: string;
 	user: string;
 	password: string;
+	/** the postmaster's process id (its backends, checkpointer and WAL writer are its children) */
+	pid: number;
+	/** Runs SQL as the superuser over the local socket; answers psql's unaligned, tuples-only output. */
+	sql(query: string): string;
 	/** Stops the server (fast shutdown; SIGKILL after 10 s) and removes its folder. */
 	stop(): Promise<void>;
 }
@@ -129,10 +133,13 @@ function postgresIdentity(): { uid?: number; gid?: number } {
 
 /**
  * A PostgreSQL server of its own: `initdb` into a temporary folder, `postgres` on a free port on
- * 127.0.0.1 (socket in the same folder; durability off, it is a test database), and a database and
- * a password user for n8n. Never the system cluster or service.
+ * 127.0.0.1 (socket in the same folder; durability off, it is a test database, unless `durable`:
+ * PostgreSQL's own defaults, as a production database runs, for what a benchmark writes), and a
+ * database and a password user for n8n. Never the system cluster or service.
  */
-export async function startPostgres(options: { port?: number; database?: string; user?: string; password?: string } = {}): Promise<PostgresServer> {
+export async function startPostgres(
+	options: { port?: number; database?: string; user?: string; password?: string; durable?: boolean } = {},
+): Promise<PostgresServer> {
 	ensureServicesInstalled('all');
 	const bin = postgresBinDir();
 	const identity = postgresIdentity();
@@ -176,7 +183,8 @@ export async function startPostgres(options: { port?: number; database?: string;
 		// Local (socket) connections trusted: only this user can enter the 0700 folder. TCP needs the password.
 		run('initdb', ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '--encoding=UTF8', '--locale=C', '--no-sync']);
 		const args = ['-D', data, '-p', String(port), '-k', dir, '-h', '127.0.0.1'];
-		for (const setting of ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=200']) args.push('-c', setting);
+		const settings = options.durable ? ['max_connections=200'] : ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=200'];
+		for (const setting of settings) args.push('-c', setting);
 		child = spawn(join(bin, 'postgres'), args, { ...identity, cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
 		process.on('exit', killOnExit);
 		const collect = (d: Buffer) => (output = (output + d.toString()).slice(-4000));
@@ -199,5 +207,6 @@ export async function startPostgres(options: { port?: number; database?: string;
 		await stop();
 		throw new Error(`Starting PostgreSQL failed: ${(error as Error).message}${output ? `\n${output}` : ''}`);
 	}
-	return { host: '127.0.0.1', port, database, user, password, stop };
+	const sql = (query: string) => run('psql', ['-v', 'ON_ERROR_STOP=1', '-h', dir, '-p', String(port), '-U', 'postgres', '-d', database, '-qAt', '-c', query]).trim();
+	return { host: '127.0.0.1', port, database, user, password, pid: child!.pid!, sql, stop };
 }

@@ -239,6 +239,11 @@ export class N8n extends N8nClient {
 		this.timings.startMs = Date.now() - t1;
 	}
 
+	/** The running `n8n` process's id (its task runner is a child of it), undefined when stopped. */
+	get pid(): number | undefined {
+		return this.server?.pid;
+	}
+
 	recentOutput(lines = 40): string {
 		return this.output.slice(-lines).join('\n');
 	}
