@@ -126,10 +126,11 @@ it('a slow Redis (200 ms per chunk): the run and its Retry finish, 0 sent twice,
 
 it('the "under way" write refused by Redis: nothing is posted, every item fails unsent with the Redis error', async () => {
 	await freshWorker();
-	// A Redis user that may use the shared limit (and read the do-not-send list, checked first) but not
-	// write the send ledger's entries.
+	// A Redis user that may use the shared limit (Bottleneck's keys and channels, the pause and the round trips' shrink;
+	// the ledger's mark is made in the limiter's slot) and read the do-not-send list (checked first), but
+	// not write the send ledger's entries.
 	const admin = new Redis({ host: '127.0.0.1', port: bed.redis.port, password: bed.password });
-	await admin.call('ACL', 'SETUSER', 'no-ledger', 'on', '>no-ledger-pw-0001', '~b_*', `~${bed.prefix}:pause:*`, `~${bed.prefix}:do-not-send`, '+@all');
+	await admin.call('ACL', 'SETUSER', 'no-ledger', 'on', '>no-ledger-pw-0001', '~b_*', `~${bed.prefix}:pause:*`, `~${bed.prefix}:shrink*`, `~${bed.prefix}:do-not-send`, '&*', '+@all');
 	admin.disconnect();
 	const before = emu.control.messages().length;
 	const items = phones(63_000_000, 5);
