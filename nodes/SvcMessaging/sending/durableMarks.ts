@@ -37,6 +37,8 @@ export interface DurableMarks {
 	finished(runKey: string): void;
 	/** Resolves once every mark added so far is written (or failed). */
 	written(): Promise<void>;
+	/** Whether the row is small enough to be written at once (SEND_LEDGER.durable.smallRowMarks). */
+	quick(): boolean;
 }
 
 /** n8n's database did not take a mark written before a post: that post is not made. */
@@ -119,5 +121,6 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			);
 		},
 		written: async () => await row.written(),
+		quick: () => row.small(),
 	};
 }

@@ -40,8 +40,13 @@ export const SEND_LEDGER = {
 		keepFinishedMarks: 200,
 		/** marks one removal call takes out at most: n8n searches and closes the row once per mark, ~1 s of its CPU for 10,000 from a row of 60,000 (each call rewrites the row) */
 		removeAtMost: 10_000,
-		/** a row of up to this many marks (~16 KB) is written at once; a larger one gathers the marks that come meanwhile */
-		smallRowMarks: 600,
+		/**
+		 * a row of up to this many marks (~54 KB: a few ms a write) is written at once, each message's
+		 * "under way" mark in its limiter slot; a larger one (a long run under way) gathers the marks that
+		 * come meanwhile, and its messages are marked before they wait for their turn (a slot must not wait
+		 * for a gather: 63 % of Business in one execution of 1,200 SMS in real n8n)
+		 */
+		smallRowMarks: 2_000,
 		/** the gather of a large row: this many times the last write's duration, so rewriting it takes a bounded share of n8n */
 		flushCostFactor: 40,
 		/**

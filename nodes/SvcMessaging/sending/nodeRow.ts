@@ -103,6 +103,11 @@ export class NodeRow {
 		while (this.flushing) await this.flushing;
 	}
 
+	/** Whether a change is written at once (no gather): the row is small, or its size not read yet. */
+	small(): boolean {
+		return this.size === undefined || this.size <= SEND_LEDGER.durable.smallRowMarks;
+	}
+
 	/** Counts marks a call added (or took out) of the row outside the queue (look-ups, key claims). */
 	counted(delta: number) {
 		if (this.size !== undefined) this.size = Math.max(0, this.size + delta);
@@ -147,10 +152,10 @@ export class NodeRow {
 
 	private async flush(): Promise<void> {
 		while (this.queue.length > 0) {
-			const { smallRowMarks, flushCostFactor, flushMaxMs, removeAtMost } = SEND_LEDGER.durable;
+			const { flushCostFactor, flushMaxMs, removeAtMost } = SEND_LEDGER.durable;
 			this.size ??= await this.serial(async (h) => await h.getProcessedDataCount('node', ROW_OPTIONS)).catch(() => 0);
 			// A small row is written at once; a large one gathers what comes meanwhile (bounded: a post may be waiting).
-			if (this.size > smallRowMarks) await sleep(Math.min(flushMaxMs, flushCostFactor * this.lastWriteMs));
+			if (!this.small()) await sleep(Math.min(flushMaxMs, flushCostFactor * this.lastWriteMs));
 			const changes = this.queue;
 			this.queue = [];
 			const started = Date.now();

@@ -209,7 +209,9 @@ async function postPending<U extends SendUnit, W>(
 		// What each unit costs, read before the post (Send Bulk releases its values once posted).
 		const credits = budget === undefined ? undefined : new Map(postUnits.map((unit) => [unit, options.creditsOf(unit) ?? 0]));
 		claims?.started(postUnits);
-		let posted = await options.post(post, mark.begin);
+		// A long run's row is written in gathers: its mark is made before the post waits for its turn.
+		if (ledger.marksInSlot?.() === false) await mark.begin().catch(() => undefined);
+		let posted = mark.failed ? [] : await options.post(post, mark.begin);
 		if (mark.failed) {
 			// Not posted: the ledger could not mark it. Whatever one store took goes again.
 			await ledger.record(identities.map((identity) => [identity, undefined]));

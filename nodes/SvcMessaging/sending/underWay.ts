@@ -10,7 +10,7 @@ import type { SendLedger } from './ledger';
  * reached the service. The round reads afterwards whether the mark was made, and why not.
  */
 export interface UnderWay {
-	/** handed to the post; throws (the request is then not sent) when the ledger refused the mark */
+	/** handed to the post (or called before it); throws (the request is then not sent) when the ledger refused the mark; once only */
 	begin: () => Promise<void>;
 	/** whether the post asked for its mark */
 	readonly began: boolean;
@@ -23,6 +23,7 @@ export function underWay(node: INode, ledger: SendLedger, identities: string[]):
 	let failed: { error: unknown } | undefined;
 	return {
 		begin: async () => {
+			if (began) return;
 			began = true;
 			await ledger.begin(identities).catch((error: unknown) => {
 				failed = { error };
