@@ -41,12 +41,14 @@ export const SEND_LEDGER = {
 		/** marks one removal call takes out at most: n8n searches and closes the row once per mark, ~1 s of its CPU for 10,000 from a row of 60,000 (each call rewrites the row) */
 		removeAtMost: 10_000,
 		/**
-		 * a row of up to this many marks (~54 KB: a few ms a write) is written at once, each message's
-		 * "under way" mark in its limiter slot; a larger one (a long run under way) gathers the marks that
-		 * come meanwhile, and its messages are marked before they wait for their turn (a slot must not wait
-		 * for a gather: 63 % of Business in one execution of 1,200 SMS in real n8n)
+		 * a row of up to this many marks (~11 KB: a busy node's finished tail and a short run) is written at
+		 * once, each message's "under way" mark in its limiter slot. A larger one (a long run under way)
+		 * gathers the marks that come meanwhile, and its messages are marked before they wait for their
+		 * turn: a slot must not wait for a gather (63 % of Business in one execution of 1,200 SMS in real
+		 * n8n), and a row written at once for every message costs its size per message (62.9 KB per SMS
+		 * at 2,000 marks)
 		 */
-		smallRowMarks: 2_000,
+		smallRowMarks: 400,
 		/** the gather of a large row: this many times the last write's duration, so rewriting it takes a bounded share of n8n */
 		flushCostFactor: 40,
 		/**
