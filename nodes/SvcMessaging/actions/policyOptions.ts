@@ -25,7 +25,7 @@ export const idempotencyKeyOption: INodeProperties = {
 	default: '',
 	placeholder: 'order-{{ $json.orderNumber }}-shipped',
 	description:
-		'A name for the business event this message is for. A second send with the same key, from any execution or workflow on this account, sends nothing and outputs the first result (alreadySent: true, its message ID, when and in which execution).',
+		'A name for the business event this message is for: one per item (the same key on several items of one execution is refused). A second send with the same key, from any execution or workflow on this account, sends nothing and outputs the first result (alreadySent: true, its message ID, when and in which execution).',
 	hint: 'E.g. order-{{ $json.id }}-shipped. Across n8n processes (queue mode), and across workflows after n8n restarts, this needs the credential\'s shared Redis.',
 };
 
