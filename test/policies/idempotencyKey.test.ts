@@ -44,6 +44,20 @@ async function attempt(setup: NodeSetup, items: IDataObject[]) {
 }
 
 describe('Idempotency Key without the shared Redis (this process, n8n’s database)', () => {
+	it('a re-run whose items were all sent says so: a hint ("nothing was sent now"), and alreadySent is the first field of each output', async () => {
+		const items = [1, 2, 3].map((i) => ({ phone: `+25471234200${i}`, name: 'Amina', key: `${key}-${i}` }));
+		const parameters = sendBulkParameters({ options: { idempotencyKey: '={{ $json.key }}' } });
+		await send({ parameters, executionId: `idem-${n}-h1` }, items);
+		const again = await executeNodeWithHints({ parameters, credentials: apiKeyCredentials(emu.url), executionId: `idem-${n}-h2` }, items);
+		expect(emu.control.messages()).toHaveLength(3);
+		expect(again.hints).toContain('3 messages were already sent (alreadySent: true in the output): nothing was sent now.');
+		expect(again.output[0].map((i) => Object.keys(i.json)[0])).toEqual(['alreadySent', 'alreadySent', 'alreadySent']);
+		// One new item beside two sent ones: the hint says the others were not sent again.
+		const partly = await executeNodeWithHints({ parameters, credentials: apiKeyCredentials(emu.url), executionId: `idem-${n}-h3` }, [...items.slice(0, 2), { phone: '+254712342009', name: 'Amina', key: `${key}-9` }]);
+		expect(partly.hints).toContain('2 messages were already sent (alreadySent: true in the output): they were not sent again.');
+		expect(emu.control.messages()).toHaveLength(4);
+	});
+
 	it('a second execution, then another workflow, with the same key: one message, the first messageId, when and in which execution', async () => {
 		const [first] = await send({ parameters: keyed(), executionId: `idem-${n}-a` }, [{ phone: KE, key }]);
 		const [again] = await send({ parameters: keyed(), executionId: `idem-${n}-b` }, [{ phone: KE, key }]);

@@ -46,7 +46,7 @@ interface Group<U> {
 function repeated(claim: KeyClaim, key: string, position: number): IDataObject {
 	const first = claim.results?.[position] ?? (claim.durable ? { accepted: true, note: 'n8n’s database keeps only that this key was sent, not its output (message ID)' } : { accepted: true });
 	const sentIn = claim.durable ? { executionId: 'unknown (before n8n restarted)' } : { executionId: claim.executionId, workflowId: claim.workflowId, at: claim.sentAt };
-	return { ...first, alreadySent: true, idempotencyKey: key, sentIn };
+	return { alreadySent: true, ...first, idempotencyKey: key, sentIn };
 }
 
 function refusal(node: INode, itemIndex: number, message: string, description: string, code: string): ItemFailure {
