@@ -117,6 +117,22 @@ describe('Sending Hours: judged in the recipient\'s local time', () => {
 		expect([skipped.out[0].sendAt, skipped.out[0].credits]).toEqual([undefined, undefined]);
 	});
 
+	it('Time Zone takes only IANA names, checked before any request even when every number is in one of the six countries', async () => {
+		const attempt = async (options: IDataObject, items: IDataObject[]) =>
+			await run(sendParameters({ options }), items).then(
+				() => undefined,
+				(error: Error) => error.message,
+			);
+		expect(await attempt(hours({ timeZone: 'Nairobi' }), [{ phone: KE }])).toBe(
+			'Item 0: "Time Zone" must be an IANA time zone name such as Africa/Cairo or Europe/London (got "Nairobi")',
+		);
+		// Mapped per item: the item with the wrong name is named.
+		expect(await attempt(hours({ timeZone: '={{ $json.zone }}' }), [{ phone: KE, zone: 'Africa/Nairobi' }, { phone: NG, zone: 'EAT' }])).toBe(
+			'Item 1: "Time Zone" must be an IANA time zone name such as Africa/Cairo or Europe/London (got "EAT")',
+		);
+		expect(emu.control.requests().filter((r) => r.method === 'POST')).toHaveLength(0);
+	});
+
 	it('Skip: a hint counts the skipped messages (as suppressed ones have); a skipped item shows no sendAt "now" or credits', async () => {
 		const { out, hints } = await run(sendBulkParameters({ options: hours({ outside: 'skip' }) }), [KE, UG, NG].map((phone) => ({ phone, name: 'Amina' })));
 		expect(emu.control.messages().map((m) => m.phoneNumber)).toEqual([NG]);
