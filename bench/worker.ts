@@ -33,7 +33,7 @@ export interface NodeScenario {
 	offset?: number;
 	/** added to the execution's reference (tells processes on one key apart) */
 	tag?: string;
-	/** the credential's "Share Rate Limit Across n8n Processes", on this Redis */
+	/** the credential's "Use Redis" (sharedRateLimit), on this Redis */
 	sharedLimit?: SharedLimitSettings;
 	/** sample the V8 heap during the execution (its peak); costs CPU, so the memory row only */
 	sampleHeap?: boolean;
@@ -113,7 +113,7 @@ export type FromWorker =
 
 /**
  * The API-key credential as a user fills it in: plan and key, plus, for a shared limit, the Redis
- * fields of "Share Rate Limit Across n8n Processes" (credentials/SvcMessagingApi.credentials.ts).
+ * fields of "Use Redis" (sharedRateLimit) (credentials/SvcMessagingApi.credentials.ts).
  */
 export function credentialsFor(scenario: NodeScenario, url: string): { svcMessagingApi: ICredentialDataDecryptedObject } {
 	const api: ICredentialDataDecryptedObject = { baseUrl: url, apiKey: scenario.key, plan: scenario.plan };

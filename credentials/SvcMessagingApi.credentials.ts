@@ -1,11 +1,10 @@
 import type {
 	IAuthenticateGeneric,
-	ICredentialTestRequest,
 	ICredentialType,
 	INodeProperties,
 } from 'n8n-workflow';
 
-/** Where the shared rate limit (and the send ledger) live when "Share Rate Limit" is on. */
+/** The Redis of "Use Redis": the shared rate limit, the send ledger, the keys and the do-not-send list. */
 const REDIS_FIELDS: INodeProperties[] = [
 	{
 		displayName: 'Redis Host',
@@ -169,16 +168,17 @@ export class SvcMessagingApi implements ICredentialType {
 				'The optional secret set on the Delivery Reports webhook in the dashboard. When set, the SVC Messaging Trigger rejects deliveries without a valid signature.',
 		},
 		{
-			displayName: 'Share Rate Limit Across n8n Processes',
+			// The name stays sharedRateLimit: saved credentials keep their setting.
+			displayName: 'Use Redis (Rate Limit, Sent Messages, Do-Not-Send List)',
 			name: 'sharedRateLimit',
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether every n8n process using this key (queue-mode main, workers and webhook processes) keeps to one plan limit together, through Redis. Leave off for a single n8n.',
+				"Whether to keep in Redis what every n8n process using this key must share: the plan's rate limit, the record of sent messages (so a Retry never sends twice), Idempotency Keys, the agents' message count and the Do-Not-Send List. Needed for the Do-Not-Send List resource and in queue mode.",
 		},
 		{
 			displayName:
-				'Use the Redis of n8n queue mode (QUEUE_BULL_REDIS_*) or any Redis 6+. Keys start with the Redis Prefix and carry a hash of the API key, never the key itself.',
+				'Use the Redis of n8n queue mode (QUEUE_BULL_REDIS_*) or any Redis 6+. Keys start with the Redis Prefix and carry a hash of the API key, never the key itself. Test checks this Redis too.',
 			name: 'sharedRateLimitNotice',
 			type: 'notice',
 			default: '',
@@ -196,22 +196,5 @@ export class SvcMessagingApi implements ICredentialType {
 		},
 	};
 
-	// The sender ID listing is cheap and keyed: a 401 means a bad key, a connection error a bad URL.
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
-			url: '/api/sms/sender-ids',
-			method: 'GET',
-		},
-		// n8n 2 shows this for a 401 (alone it would say only "Unauthorized"); n8n 1 shows its own "Authorization failed" text.
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message: 'The service refused this API key (401 UNAUTHORIZED). Check the key under Settings → API Keys in the dashboard; a revoked key stays refused.',
-				},
-			},
-		],
-	};
+	// Tested by the SVC Messaging node (testedBy: methods/credentialTest.ts): the key, then its Redis when "Use Redis" is on.
 }

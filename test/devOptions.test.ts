@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'os';
 import { join } from 'path';
 
-import { devNetwork, devOwnerPassword, generatePassword, PASSWORD_FILE } from './e2e/devOptions';
+import { devNetwork, devOwnerPassword, generatePassword, PASSWORD_FILE, redisNote } from './e2e/devOptions';
 
 describe('npm run dev: where n8n listens', () => {
 	it('is 127.0.0.1 without --host', () => {
@@ -61,5 +61,19 @@ describe('npm run dev: the owner password', () => {
 		writeFileSync(join(folder, '.n8n', 'database.sqlite'), '');
 		expect(devOwnerPassword(folder, 'SvcDemo-2026')).toEqual({ password: 'SvcDemo-2026', origin: 'legacy' });
 		expect(existsSync(join(folder, PASSWORD_FILE))).toBe(false);
+	});
+});
+
+describe('npm run dev and demo: the Redis they say they use', () => {
+	it('names the redis-server they started and what the credentials use it for', () => {
+		const lines = redisNote({ host: '127.0.0.1', port: 41234 }).join('\n');
+		expect(lines).toContain('127.0.0.1:41234');
+		expect(lines).toContain('"Use Redis" on, for the Do-Not-Send List');
+	});
+
+	it('without redis-server: says the Do-Not-Send List has no Redis, and how to install one', () => {
+		const lines = redisNote(undefined).join('\n');
+		expect(lines).toContain('redis-server is not installed');
+		expect(lines).toContain('bash scripts/install-services.sh redis');
 	});
 });

@@ -127,7 +127,7 @@ describe('docker/compose.queue.yml (queue mode; not run here)', () => {
 
 	it('names the credential\'s shared-limit settings for this Redis', () => {
 		const text = read('docker/compose.queue.yml');
-		expect(text).toContain('Share Rate Limit Across n8n Processes');
+		expect(text).toContain('Use Redis (Rate Limit, Sent Messages, Do-Not-Send List)');
 		expect(text).toMatch(/Redis Host: redis\s+Redis Port: 6379/);
 	});
 });

@@ -5,7 +5,7 @@ import { actionBuilderHint } from './builderHints';
 import { router } from './actions/router';
 import { handleWaitingReport } from './actions/sms/deliveryReportWebhook';
 import { isToolCall, runAsTool } from './aiTool/toolMode';
-import { chatTemplateListSearch, listSearch, resourceMapping } from './methods';
+import { chatTemplateListSearch, listSearch, resourceMapping, svcMessagingApiTest } from './methods';
 
 export class SvcMessaging implements INodeType {
 	// Resources, operations and parameters: actions/SvcMessagingV1.node.ts (a file holding a node
@@ -20,7 +20,7 @@ export class SvcMessaging implements INodeType {
 		...actionBuilderHint,
 	};
 
-	methods = { listSearch: { ...listSearch, ...chatTemplateListSearch }, resourceMapping };
+	methods = { listSearch: { ...listSearch, ...chatTemplateListSearch }, resourceMapping, credentialTest: { svcMessagingApiTest } };
 
 	async execute(this: IExecuteFunctions) {
 		// As "SVC Messaging Tool" (AI Agent, MCP Server Trigger): refusals are the tool's result.

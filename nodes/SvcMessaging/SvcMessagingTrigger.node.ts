@@ -7,6 +7,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triggerBuilderHint } from './builderHints';
+import { svcMessagingApiTest } from './methods/credentialTest';
 import { DOCUMENTATION_URL } from './transport/service';
 import { triggerProperties } from './trigger/properties';
 import { deliveryReportWebhookMethods } from './trigger/registration';
@@ -33,6 +34,7 @@ export class SvcMessagingTrigger implements INodeType {
 				name: 'svcMessagingApi',
 				// Only its Webhook Secret is used, to check signatures; without it none are checked.
 				required: false,
+				testedBy: 'svcMessagingApiTest',
 			},
 		],
 		webhooks: [
@@ -52,6 +54,8 @@ export class SvcMessagingTrigger implements INodeType {
 	};
 
 	webhookMethods = deliveryReportWebhookMethods;
+
+	methods = { credentialTest: { svcMessagingApiTest } };
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await handleDeliveryReport.call(this);

@@ -10,6 +10,7 @@ import { join } from 'path';
 
 import { SEED_KEYS } from '../emulator/seed';
 import { rejection } from './demoText';
+import { redisNote } from './devOptions';
 
 import {
 	asWebhookWorkflow,
@@ -229,8 +230,9 @@ async function main() {
 	say(bold('SVC Messaging for n8n — demo'));
 	ensureInstalled(info, (line) => say(line));
 	say(`Starting the local emulator and n8n ${info.version} with the package loaded (about 20-30 s)...`);
-	const stack = await startStack({ target: info.target, timeScale: TIME_SCALE });
+	const stack = await startStack({ target: info.target, timeScale: TIME_SCALE, withRedis: true });
 	say(dim(`n8n ${stack.n8n.url}  ·  emulator ${stack.emulator.url}  ·  ready in ${((Date.now() - started) / 1000).toFixed(0)} s`));
+	for (const line of redisNote(stack.redis)) say(dim(line));
 	let stats: Record<string, unknown> = {};
 	try {
 		const credits = await balanceAndSenderIds(stack);

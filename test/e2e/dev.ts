@@ -2,7 +2,8 @@
  * `npm run dev`: the emulator plus the n8n editor on http://127.0.0.1:5678, with the package
  * loaded (as an installed community package), credentials for the emulator, and the example
  * workflows (examples/) and one workflow per operation (test/e2e/workflows/, with sample input
- * pinned so that "Execute workflow" runs them) imported. Stop with Ctrl+C.
+ * pinned so that "Execute workflow" runs them) imported; a redis-server for the API key credentials'
+ * "Use Redis" (the Do-Not-Send List) when one is installed. Stop with Ctrl+C.
  *
  * n8n listens on 127.0.0.1 only, and the owner's password is generated on the first run (printed,
  * and kept in .n8n-e2e/dev/owner-password.txt for later runs): see devOptions.ts.
@@ -28,7 +29,7 @@ import {
 	type WorkflowJson,
 } from './harness';
 import { SEED_KEYS } from '../emulator/seed';
-import { devNetwork, devOwnerPassword, PASSWORD_FILE } from './devOptions';
+import { devNetwork, devOwnerPassword, PASSWORD_FILE, redisNote } from './devOptions';
 
 /** The number the OTP-with-fallback example's failing branch is tried with (…999: the SMS fails). */
 const FALLBACK_PHONE = '+254712345999';
@@ -92,6 +93,7 @@ async function main() {
 			WEBHOOK_URL: `http://${network.urlHost}:${port}/`,
 		},
 		owner: { ...owner, password: owner.password.password },
+		withRedis: true,
 	});
 	// What examples/otp-with-fallback.json needs for its fallback branch (as `npm run demo` does): the
 	// approved chat template otp_code, and a chat opt-in for the number whose SMS fails.
@@ -109,6 +111,7 @@ ${line}
  login        ${owner.email}  /  ${owner.password.password}
               ${passwordNote(owner.password.origin, userFolder)}
  emulator     ${stack.emulator.url}   (time scale ${timeScale}; state is in memory, reset at each start)
+${redisNote(stack.redis).map((l) => ` ${l}`).join('\n')}
 ${line}
  Credentials (already selected in the imported workflows):
    ${CREDENTIAL_NAMES.starter}   key svc_test_starter_0001

@@ -51,3 +51,20 @@ export function devOwnerPassword(userFolder: string, legacy: string): { password
 	writeFileSync(file, `${password}\n`, { mode: 0o600 });
 	return { password, origin: 'new' };
 }
+
+/**
+ * The banner's Redis lines of `npm run dev` and `npm run demo`: the redis-server they started for the
+ * API key credentials' "Use Redis" (the Do-Not-Send List needs one), or how to get one.
+ */
+export function redisNote(redis: { host: string; port: number } | undefined): string[] {
+	if (redis) {
+		return [
+			`redis        ${redis.host}:${redis.port}   (redis-server, emptied at each start; the SVC Messaging API credentials use it:`,
+			'              "Use Redis" on, for the Do-Not-Send List, the shared rate limit and the send ledger)',
+		];
+	}
+	return [
+		'redis        none: redis-server is not installed, so the Do-Not-Send List resource has nowhere to keep its list.',
+		'              `bash scripts/install-services.sh redis` installs it (Debian); the next start uses it.',
+	];
+}

@@ -153,7 +153,7 @@ const CASES: Case[] = [
 	{
 		operation: 'Chat Message → Send',
 		field: 'Time Zone',
-		values: ['Mars/Olympus', 'Etc/Nowhere', OBJECT],
+		values: ['Mars/Olympus', 'Etc/Nowhere', 'Nairobi', 'EAT', OBJECT],
 		parameters: chat({ phoneNumber: '+447700900123', options: { sendingHours: { hours: { from: '08:00', until: '20:00', outside: 'skip', timeZone: BAD } } } }),
 		credentials: apiKey,
 	},

@@ -11,6 +11,11 @@ import { join, resolve } from 'path';
 
 const ROOT = resolve(__dirname, '..', '..');
 
+/** Whether Debian's redis-server is installed (npm run dev and demo use one only then: they install nothing). */
+export function redisInstalled(): boolean {
+	return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
 /** Runs scripts/install-services.sh (a no-op when everything is there). */
 export function ensureServicesInstalled(which: 'redis' | 'all' = 'all'): void {
 	const result = spawnSync('bash', [join(ROOT, 'scripts', 'install-services.sh'), which], { stdio: 'inherit' });

@@ -1,5 +1,5 @@
 /**
- * "Share Rate Limit Across n8n Processes" on a real Redis Cluster ("Redis Cluster Nodes", as n8n's
+ * "Use Redis" (sharedRateLimit) on a real Redis Cluster ("Redis Cluster Nodes", as n8n's
  * QUEUE_BULL_REDIS_CLUSTER_NODES): 3 masters on loopback ports (test/helpers/redisCluster.ts),
  * against the emulator's sliding window (at most N requests in any 1,000 ms). Other n8n processes
  * are isolated copies of the limiter module, as in sharedLimit.test.ts. Every request and message

@@ -1,5 +1,5 @@
 /**
- * "Share Rate Limit Across n8n Processes" — the key's slots and pace in a real
+ * "Use Redis" (sharedRateLimit) — the key's slots and pace in a real
  * redis-server (Debian package, started on a free port here), against the emulator in
  * sliding-window mode (at most N requests in any 1,000 ms). A second n8n process is stood in
  * for by a second, isolated copy of the limiter module (its own connections and module state, as
@@ -131,7 +131,7 @@ describe('Redis trouble is never a duplicate or a silent overrun', () => {
 		const run = executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared({ port })) }, phones(30_000_000, 3));
 		await expect(run).rejects.toThrow(new RegExp(`Could not connect to Redis at 127\\.0\\.0\\.1:${port}`));
 		await run.catch((error: { description?: string; message: string }) => {
-			expect(error.description).toMatch(/Share Rate Limit Across n8n Processes/);
+			expect(error.description).toContain('"Use Redis (Rate Limit, Sent Messages, Do-Not-Send List)"');
 			expect(`${error.message} ${error.description}`).not.toContain(REDIS_PASSWORD);
 		});
 		expect(emu.control.requests()).toHaveLength(0);

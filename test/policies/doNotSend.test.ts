@@ -210,6 +210,14 @@ describe("the credential's Redis list (Do-Not-Send List resource)", () => {
 		await expect(listOp(apiKeyCredentials(emu.url), 'check', [{ phone: A }])).rejects.toThrow("The do-not-send list is kept in the credential's shared Redis, and this credential has none");
 	});
 
+	it('Check with a Redis that cannot be reached: says to check that Redis, never to turn the credential\'s Redis off (the list lives there)', async () => {
+		const credentials = apiKeyCredentials(emu.url, { redis: { port: 1, prefix: 'dns-gone' } });
+		const error = (await listOp(credentials, 'check', [{ phone: A }]).catch((e: unknown) => e)) as Error & { description?: string };
+		expect(error.message).toContain('Could not connect to Redis at 127.0.0.1:1');
+		expect(error.description).toContain('Check that this Redis is running and reachable, and the Redis settings in the SVC Messaging API credential → "Use Redis (Rate Limit, Sent Messages, Do-Not-Send List)"');
+		expect(error.description).not.toMatch(/turn .*off/i);
+	});
+
 	it('every send with the credential checks it: SMS → Send and Send Bulk post nothing to a listed number', async () => {
 		const credentials = withRedis();
 		await listOp(credentials, 'add', [{ phone: B }]);

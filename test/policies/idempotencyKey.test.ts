@@ -44,11 +44,18 @@ async function attempt(setup: NodeSetup, items: IDataObject[]) {
 }
 
 describe('Idempotency Key without the shared Redis (this process, n8n’s database)', () => {
-	it('the same key twice in one run: one message; the second item returns the first result', async () => {
-		const out = await send({ parameters: keyed() }, [{ phone: KE, key }, { phone: KE, key }]);
-		expect(smsTo(KE)).toHaveLength(1);
-		expect(out[0]).toMatchObject({ accepted: true });
-		expect(out[1]).toMatchObject({ accepted: true, alreadySent: true, idempotencyKey: key, messageId: out[0].messageId });
+	it('a re-run whose items were all sent says so: a hint ("nothing was sent now"), and alreadySent is the first field of each output', async () => {
+		const items = [1, 2, 3].map((i) => ({ phone: `+25471234200${i}`, name: 'Amina', key: `${key}-${i}` }));
+		const parameters = sendBulkParameters({ options: { idempotencyKey: '={{ $json.key }}' } });
+		await send({ parameters, executionId: `idem-${n}-h1` }, items);
+		const again = await executeNodeWithHints({ parameters, credentials: apiKeyCredentials(emu.url), executionId: `idem-${n}-h2` }, items);
+		expect(emu.control.messages()).toHaveLength(3);
+		expect(again.hints).toContain('3 messages were already sent (alreadySent: true in the output): nothing was sent now.');
+		expect(again.output[0].map((i) => Object.keys(i.json)[0])).toEqual(['alreadySent', 'alreadySent', 'alreadySent']);
+		// One new item beside two sent ones: the hint says the others were not sent again.
+		const partly = await executeNodeWithHints({ parameters, credentials: apiKeyCredentials(emu.url), executionId: `idem-${n}-h3` }, [...items.slice(0, 2), { phone: '+254712342009', name: 'Amina', key: `${key}-9` }]);
+		expect(partly.hints).toContain('2 messages were already sent (alreadySent: true in the output): they were not sent again.');
+		expect(emu.control.messages()).toHaveLength(4);
 	});
 
 	it('a second execution, then another workflow, with the same key: one message, the first messageId, when and in which execution', async () => {
@@ -258,16 +265,48 @@ describe('Idempotency Key with the shared Redis', () => {
 	});
 });
 
-describe('Idempotency Key: the same key on two items whose first was not sent', () => {
-	it('the first refused by the service: the second is refused too, naming the first item; nothing sent', async () => {
-		const GH = '+233241000333';
-		const { output } = await executeNodeWithHints(
-			{ parameters: keyed({ senderId: { __rl: true, mode: 'id', value: 'ACMEKE' } }), credentials: apiKeyCredentials(emu.url), settings: { onError: 'continueRegularOutput' } },
-			[{ phone: GH, key }, { phone: GH, key }],
-		);
-		expect(output[0].map((i) => i.json.errorCode)).toEqual(['INVALID_SENDER_ID', 'IDEMPOTENCY_KEY_HELD']);
-		expect(output[0][1].json.errorMessage).toBe(`Item 1: Idempotency Key "${key}" is also item 0's, whose message was not sent`);
-		expect(output[0].map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
-		expect(smsTo(GH)).toHaveLength(0);
+describe('Idempotency Key: one key on several items of a run is refused before any request', () => {
+	const chat = { resource: 'chatMessage', operation: 'send', phoneNumber: '={{ $json.phone }}', messageType: 'text', text: 'Your order shipped' };
+	const operations: Array<[string, IDataObject, () => IDataObject[]]> = [
+		['SMS → Send', sendParameters(), () => [{ phone: KE }, { phone: '+254712340002' }, { phone: '+2348031234567' }]],
+		['SMS → Send Bulk', sendBulkParameters(), () => [1, 2, 3].map((i) => ({ phone: `+25471234100${i}`, name: 'Amina' }))],
+		['SMS → Send and Wait', { ...sendParameters(), operation: 'sendAndWaitForDelivery', waitMode: 'polling', timeout: 30 }, () => [{ phone: KE }, { phone: '+254712340002' }, { phone: '+2348031234567' }]],
+		['Chat Message → Send', chat, () => [{ phone: OPTED_IN }, { phone: OPTED_IN }, { phone: OPTED_IN }]],
+	];
+
+	it.each(operations)('%s with a fixed key on 3 items: refused, naming the items, the key and a per-item expression; 0 sent', async (_name, parameters, items) => {
+		const fixed = { ...parameters, options: { idempotencyKey: 'shipping-notice' } };
+		const refused = await attempt({ parameters: fixed, credentials: apiKeyCredentials(emu.url) }, items());
+		expect(refused.error?.message).toBe('Items 0, 1, 2 share Idempotency Key "shipping-notice": a key must name one message, so all but the first would not be sent');
+		expect(refused.error?.description).toContain('{{ $json.orderId }}-{{ $json.phone }}');
+		expect(emu.control.requests().filter((r) => r.method === 'POST')).toHaveLength(0);
+	});
+
+	it('Campaign → Create with one key on 2 items: refused, no campaign created', async () => {
+		const parameters = { resource: 'campaign', ...createParameters({ options: { idempotencyKey: 'launch' } }) };
+		const refused = await attempt({ parameters, credentials: campaignCredentials(emu.url) }, [{}, {}]);
+		expect(refused.error?.message).toBe('Items 0, 1 share Idempotency Key "launch": a key must name one message, so all but the first would not be sent');
+		expect(emu.control.requests().filter((r) => r.method === 'POST')).toHaveLength(0);
+	});
+
+	it('Send Bulk, Continue On Fail: the items sharing a key are error items (paired, no other item\'s number or message ID); the item with its own key is sent', async () => {
+		const items = [{ phone: '+254712341001', key }, { phone: '+254712341002', key }, { phone: '+254712341003', key: `${key}-own` }].map((item) => ({ ...item, name: 'Amina' }));
+		const parameters = sendBulkParameters({ options: { idempotencyKey: '={{ $json.key }}' } });
+		const { output } = await executeNodeWithHints({ parameters, credentials: apiKeyCredentials(emu.url), settings: { onError: 'continueRegularOutput' } }, items);
+		const out = output[0];
+		expect(out.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		// Each error item shows its own number, never another item's, and no message ID.
+		expect(out.slice(0, 2).map((i) => [i.json.accepted, i.json.messageId, i.json.phoneNumber])).toEqual([
+			[false, undefined, '+254712341001'],
+			[false, undefined, '+254712341002'],
+		]);
+		expect(out[1].json.errorMessage).toContain('Items 0, 1 share Idempotency Key');
+		expect(out[2].json).toMatchObject({ accepted: true, phoneNumber: '+254712341003' });
+		expect(emu.control.messages().map((m) => m.phoneNumber)).toEqual(['+254712341003']);
+	});
+
+	it('Dry Run refuses it too', async () => {
+		const refused = await attempt({ parameters: sendParameters({ options: { idempotencyKey: 'same', dryRun: true } }), credentials: apiKeyCredentials(emu.url) }, [{ phone: KE }, { phone: KE }]);
+		expect(refused.error?.message).toContain('Items 0, 1 share Idempotency Key "same"');
 	});
 });

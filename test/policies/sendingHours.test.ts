@@ -100,18 +100,47 @@ describe('Sending Hours: judged in the recipient\'s local time', () => {
 	});
 
 	it('Dry Run shows the send time after Sending Hours, and marks a skipped item too', async () => {
-		const { out } = await run(sendParameters({ options: { ...hours(), dryRun: true } }), [{ phone: KE }, { phone: GH }]);
+		const { out, hints } = await run(sendParameters({ options: { ...hours(), dryRun: true } }), [{ phone: KE }, { phone: GH }]);
 		expect(sent(emu)).toHaveLength(0);
 		expect(out.map((o) => [o.sendAt, o.dryRun])).toEqual([
 			[NAIROBI_OPENING, true],
 			['now', true],
 		]);
+		expect(hints).toContain('Dry run: nothing was sent. 2 messages would be sent (1 of them scheduled for the next opening of Sending Hours), about 2 credits. Turn off "Dry Run" to send.');
 		const skipped = await run(sendParameters({ options: { ...hours({ outside: 'skip' }), dryRun: true } }), [{ phone: KE }, { phone: GH }]);
 		expect(skipped.out.map((o) => [o.skipped ?? false, o.dryRun])).toEqual([
 			[true, true],
 			[false, true],
 		]);
-		expect(skipped.hints).toContain('Dry run: nothing was sent. 1 message would be sent, about 1 credit. Turn off "Dry Run" to send.');
+		expect(skipped.hints).toContain('Dry run: nothing was sent. 1 message would be sent, about 1 credit. 1 message would be skipped: outside Sending Hours. Turn off "Dry Run" to send.');
+		// A skipped item has no send time or cost: it would not go out.
+		expect([skipped.out[0].sendAt, skipped.out[0].credits]).toEqual([undefined, undefined]);
+	});
+
+	it('Time Zone takes only IANA names, checked before any request even when every number is in one of the six countries', async () => {
+		const attempt = async (options: IDataObject, items: IDataObject[]) =>
+			await run(sendParameters({ options }), items).then(
+				() => undefined,
+				(error: Error) => error.message,
+			);
+		expect(await attempt(hours({ timeZone: 'Nairobi' }), [{ phone: KE }])).toBe(
+			'Item 0: "Time Zone" must be an IANA time zone name such as Africa/Cairo or Europe/London (got "Nairobi")',
+		);
+		// Mapped per item: the item with the wrong name is named.
+		expect(await attempt(hours({ timeZone: '={{ $json.zone }}' }), [{ phone: KE, zone: 'Africa/Nairobi' }, { phone: NG, zone: 'EAT' }])).toBe(
+			'Item 1: "Time Zone" must be an IANA time zone name such as Africa/Cairo or Europe/London (got "EAT")',
+		);
+		expect(emu.control.requests().filter((r) => r.method === 'POST')).toHaveLength(0);
+	});
+
+	it('Skip: a hint counts the skipped messages (as suppressed ones have); a skipped item shows no sendAt "now" or credits', async () => {
+		const { out, hints } = await run(sendBulkParameters({ options: hours({ outside: 'skip' }) }), [KE, UG, NG].map((phone) => ({ phone, name: 'Amina' })));
+		expect(emu.control.messages().map((m) => m.phoneNumber)).toEqual([NG]);
+		expect(hints).toContain('2 messages were not sent: outside Sending Hours (skipped: true in the output, with the next opening).');
+		for (const skipped of out.slice(0, 2)) {
+			expect(skipped).toMatchObject({ accepted: false, skipped: true });
+			expect([skipped.sendAt, skipped.credits, skipped.segments]).toEqual([undefined, undefined, undefined]);
+		}
 	});
 
 	it('SMS → Send and Wait: a message outside the hours is refused clearly (it cannot wait for a schedule); Skip skips it', async () => {

@@ -20,7 +20,7 @@ import {
 import { startRedisCluster } from '../helpers/redisCluster';
 import { startPostgres, startRedis, type PostgresServer, type RedisServer } from '../helpers/services';
 
-/** API-key credentials with "Share Rate Limit Across n8n Processes" on, on the queue's Redis. */
+/** API-key credentials with "Use Redis" (sharedRateLimit) on, on the queue's Redis. */
 export const SHARED_CREDENTIALS = {
 	free: { id: 'svcQueueFreeShr1', name: 'SVC Messaging API (emulator, Free, shared limit)', apiKey: 'svc_test_free_0001', plan: 'free' },
 	starter: { id: 'svcQueueStartSh1', name: 'SVC Messaging API (emulator, Starter, shared limit)', apiKey: 'svc_test_starter_0001', plan: 'starter' },

@@ -47,7 +47,7 @@ describe('Add Blacklisted Numbers to the Do-Not-Send List', () => {
 
 	it('without a shared Redis the item says the number could not be listed', async () => {
 		const answer = await trigger(delivery('blacklisted', 'message.failed'), { parameters: { events: ['message.failed'], options: { addBlacklisted: true } } });
-		expect(answer.items[0]).toMatchObject({ addedToDoNotSendList: false, doNotSendListNote: expect.stringContaining('no shared Redis') });
+		expect(answer.items[0]).toMatchObject({ addedToDoNotSendList: false, doNotSendListNote: expect.stringContaining('no Redis (Use Redis)') });
 	});
 
 	it('Redis unreachable: 503, so that the service delivers the report again, and no execution', async () => {

@@ -1,5 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
+import { checkTimeZone } from '../../nodes/SvcMessaging/rules/timeZone';
 import { judge, readQuietHours, verdictFields, type QuietHours } from '../../nodes/SvcMessaging/sending/quietHours';
 
 const node = { name: 'SVC Messaging' } as INode;
@@ -103,5 +104,32 @@ describe('sending/quietHours.ts: the recipient\'s local time, from the number', 
 		expect(() => hoursOf({ until: '08:00' })).toThrow('"Allowed From" and "Allowed Until" must differ');
 		expect(() => hoursOf({ days: [] })).toThrow('"Allowed Days" must name at least one day');
 		expect(readQuietHours(node, undefined, () => 'UTC')).toBeUndefined();
+	});
+});
+
+describe('Sending Hours → Time Zone (rules/timeZone.ts)', () => {
+	it.each(['Africa/Nairobi', 'Europe/London', 'America/Argentina/Salta', 'Etc/GMT+3', 'UTC'])('accepts the IANA name %s', (zone) => {
+		expect(checkTimeZone(node, ` ${zone} `, 0)).toBe(zone);
+	});
+
+	it('empty: undefined (the workflow\'s time zone)', () => {
+		expect(checkTimeZone(node, '', 0)).toBeUndefined();
+		expect(checkTimeZone(node, undefined, 0)).toBeUndefined();
+	});
+
+	it.each([
+		['Nairobi', 'Item 2: "Time Zone" must be an IANA time zone name such as Africa/Cairo or Europe/London (got "Nairobi")'],
+		['EAT', 'Item 2: "Time Zone" must be an IANA time zone name such as Africa/Cairo or Europe/London (got "EAT")'],
+		['+03:00', 'Item 2: "Time Zone" must be an IANA time zone name such as Africa/Cairo or Europe/London (got "+03:00")'],
+		['Mars/Olympus', 'Item 2: "Time Zone" must be an IANA time zone name such as Africa/Cairo or Europe/London (got "Mars/Olympus")'],
+	])('refuses %s, naming the field, the item, the value and the rule, and where it applies', (value, message) => {
+		let error: (Error & { description?: string }) | undefined;
+		try {
+			checkTimeZone(node, value, 2);
+		} catch (thrown) {
+			error = thrown as Error & { description?: string };
+		}
+		expect(error?.message).toBe(message);
+		expect(error?.description).toContain('numbers outside Kenya, Uganda, Tanzania, Rwanda, Nigeria and Ghana');
 	});
 });

@@ -66,6 +66,8 @@ export const versionDescription: INodeTypeDescription = {
 		{
 			name: 'svcMessagingApi',
 			required: true,
+			// The credential's Test (methods/credentialTest.ts): the key, and its Redis when "Use Redis" is on.
+			testedBy: 'svcMessagingApiTest',
 			displayOptions: { show: ALL_VERSIONS, hide: { useApiKey: [false] } },
 		},
 		{

@@ -25,7 +25,7 @@ export const idempotencyKeyOption: INodeProperties = {
 	default: '',
 	placeholder: 'order-{{ $json.orderNumber }}-shipped',
 	description:
-		'A name for the business event this message is for. A second send with the same key, from any execution or workflow on this account, sends nothing and outputs the first result (alreadySent: true, its message ID, when and in which execution).',
+		'A name for the business event this message is for: one per item (the same key on several items of one execution is refused). A second send with the same key, from any execution or workflow on this account, sends nothing and outputs the first result (alreadySent: true, its message ID, when and in which execution).',
 	hint: 'E.g. order-{{ $json.id }}-shipped. Across n8n processes (queue mode), and across workflows after n8n restarts, this needs the credential\'s shared Redis.',
 };
 
@@ -82,6 +82,7 @@ const OUTSIDE_NO_SCHEDULE: INodeProperties = {
 };
 
 const DAY_NAMES = ['Friday', 'Monday', 'Saturday', 'Sunday', 'Thursday', 'Tuesday', 'Wednesday'];
+const ALL_DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
 /**
  * Every sending operation but campaigns (sending/quietHours.ts). `canSchedule`: SMS Send and Send
@@ -91,7 +92,8 @@ export const sendingHoursOption = (canSchedule: boolean): INodeProperties => ({
 	displayName: 'Sending Hours',
 	name: 'sendingHours',
 	type: 'fixedCollection',
-	default: {},
+	// Filled: adding the option shows its fields at once (an empty one asks for a second click, "Add Sending Hours").
+	default: { hours: { days: [...ALL_DAYS], from: '08:00', until: '20:00', outside: canSchedule ? 'schedule' : 'skip', timeZone: '' } },
 	placeholder: 'Add Sending Hours',
 	description:
 		"Send only within these hours of the recipient's local time, told by the number's country (Kenya, Uganda, Tanzania UTC+3; Rwanda UTC+2; Nigeria UTC+1; Ghana UTC+0); other numbers use Time Zone, else the workflow's time zone",
@@ -131,7 +133,8 @@ export const sendingHoursOption = (canSchedule: boolean): INodeProperties => ({
 					type: 'string',
 					default: '',
 					placeholder: 'e.g. Africa/Nairobi',
-					description: "IANA time zone of numbers outside the six countries (map it per item). Empty: the workflow's time zone.",
+					description:
+						"Only for numbers outside Kenya, Uganda, Tanzania, Rwanda, Nigeria and Ghana (their zones are known from the number) and a campaign's contact groups: an IANA name such as Africa/Cairo or Europe/London, mappable per item. Empty: the workflow's time zone.",
 				},
 			],
 		},

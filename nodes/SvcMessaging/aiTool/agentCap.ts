@@ -171,7 +171,7 @@ function tooManyCounted(node: INode): NodeOperationError {
 		`Message limit not counted: this n8n process already counts the messages of ${MAX_EXECUTIONS} executions that used the SVC Messaging tools in the last hour. Nothing was sent.`,
 		{
 			description:
-				'Try again later, or tell the user the message could not be sent now. The workflow owner can turn on "Share Rate Limit Across n8n Processes" on the credential, which counts in Redis instead.',
+				'Try again later, or tell the user the message could not be sent now. The workflow owner can turn on "Use Redis" on the credential, which counts in Redis instead.',
 		},
 	);
 	error.context.errorCode = MESSAGE_CAP_REACHED;

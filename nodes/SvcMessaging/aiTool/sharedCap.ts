@@ -4,8 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { digest, redisClient, RedisUnavailable, reasonOf, redisAddress, type SharedLimitConfig } from '../transport/redis';
 
 /**
- * The agents' message count in the credential's shared Redis ("Share Rate Limit Across n8n
- * Processes"): in queue mode a tool call of one execution may run on any worker, and a count in
+ * The agents' message count in the credential's Redis ("Use Redis", parameter
+ * sharedRateLimit): in queue mode a tool call of one execution may run on any worker, and a count in
  * each process would let every worker send up to the cap. The check and the count are one Lua
  * step, so concurrent calls on several workers cannot both pass. The key holds a digest of the
  * workflow and execution ids and lapses 24 hours after its last use.

@@ -1,2 +1,3 @@
 export * as listSearch from './listSearch';
 export { chatTemplateListSearch, resourceMapping } from './chatTemplates';
+export { svcMessagingApiTest } from './credentialTest';

@@ -1,8 +1,8 @@
 import { redisAddress, redisClient, RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
 
 /**
- * The do-not-send list in the API-key credential's shared Redis ("Share Rate Limit Across n8n
- * Processes"): one Redis set of E.164 numbers under `<Redis Key Prefix>:do-not-send`. Credentials
+ * The do-not-send list in the API-key credential's Redis ("Use Redis", parameter
+ * sharedRateLimit): one Redis set of E.164 numbers under `<Redis Key Prefix>:do-not-send`. Credentials
  * with the same Redis and prefix share one list (an account's several API keys, every worker);
  * another account takes another prefix. The members are the numbers themselves, unlike the
  * ledger's digests: the user reads the list back (Get Many), and a number is no secret here.

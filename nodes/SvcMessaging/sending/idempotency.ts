@@ -27,15 +27,11 @@ interface Unit {
 	outcome?: Outcome;
 }
 
-/** The units of one key (every field sized for a run of 100,000 keys: no empty arrays kept per key). */
+/** The units of one key: one item's (readRunKeys refuses a key shared by several items). */
 interface Group<U> {
 	ask: ItemKey;
 	owner: number;
 	units: U[];
-	/** units of later items with the same key: never posted, answered with the owner's result */
-	repeats?: Array<[unit: U, position: number]>;
-	/** repeats: how many units each repeating item has had so far (its next unit's position) */
-	positions?: Map<number, number>;
 	/** claimed by this run: its units are posted */
 	claimed?: boolean;
 	left: number;
@@ -46,11 +42,11 @@ interface Group<U> {
 	unknown?: boolean;
 }
 
-/** A repeat of a key's first send: its output as it was, marked, and where it came from. */
+/** A key sent by an earlier run: its first output as it was, marked, and where it came from. */
 function repeated(claim: KeyClaim, key: string, position: number): IDataObject {
 	const first = claim.results?.[position] ?? (claim.durable ? { accepted: true, note: 'n8n’s database keeps only that this key was sent, not its output (message ID)' } : { accepted: true });
 	const sentIn = claim.durable ? { executionId: 'unknown (before n8n restarted)' } : { executionId: claim.executionId, workflowId: claim.workflowId, at: claim.sentAt };
-	return { ...first, alreadySent: true, idempotencyKey: key, sentIn };
+	return { alreadySent: true, ...first, idempotencyKey: key, sentIn };
 }
 
 function refusal(node: INode, itemIndex: number, message: string, description: string, code: string): ItemFailure {
@@ -80,14 +76,10 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 		else {
 			const group = groups.get(ask.digest);
 			// Every field set here: one added later moves the object's fields to a separate, larger store.
-			if (!group) groups.set(ask.digest, { ask, owner: unit.itemIndex, units: [unit], repeats: undefined, positions: undefined, claimed: false, left: 0, started: false, accepted: undefined, unknown: false });
+			if (!group) groups.set(ask.digest, { ask, owner: unit.itemIndex, units: [unit], claimed: false, left: 0, started: false, accepted: undefined, unknown: false });
 			else if (group.owner === unit.itemIndex) group.units.push(unit);
-			else {
-				const positions = (group.positions ??= new Map());
-				const position = positions.get(unit.itemIndex) ?? 0;
-				positions.set(unit.itemIndex, position + 1);
-				(group.repeats ??= []).push([unit, position]);
-			}
+			// (readRunKeys refuses a key shared by items; kept closed should another caller hand one over.)
+			else unit.outcome = refusal(node, unit.itemIndex, `Idempotency Key "${ask.key}" is also item ${group.owner}'s`, 'Nothing was sent for this item: one message per key.', IDEMPOTENCY_KEY_HELD);
 		}
 	}
 	/** the group whose units this run posts */
@@ -98,7 +90,6 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 	};
 	const answer = (group: Group<U>, make: (position: number, itemIndex: number) => Outcome) => {
 		group.units.forEach((unit, position) => (unit.outcome = make(position, unit.itemIndex)));
-		for (const [unit, position] of group.repeats ?? []) unit.outcome = make(position, unit.itemIndex);
 	};
 	const claimGroup = (group: Group<U>) => {
 		group.left = group.units.length;
@@ -146,8 +137,6 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 	const order = new Map(units.map((unit, n) => [unit, n]));
 	post.sort((a, b) => order.get(a)! - order.get(b)!);
 
-	const notSentRepeat = (itemIndex: number, group: Group<U>) =>
-		refusal(node, itemIndex, `Idempotency Key "${group.ask.key}" is also item ${group.owner}'s, whose message was not sent`, 'Nothing was sent for this item: one message per key.', IDEMPOTENCY_KEY_HELD);
 	const settleGroup = async (group: Group<U>, sentAt: string) => {
 		const accepted = group.accepted;
 		let next: KeyClaim | undefined;
@@ -158,12 +147,6 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 		else if (group.unknown) next = { ...mine, state: 'unknown', message: 'its answer was lost (a timeout, a dropped connection or a server error)' };
 		// A settle that does not reach the store leaves the claim in progress: later read as unknown, never sent twice.
 		await keys.store.settle(group.ask, mine.token, next).catch(() => undefined);
-		const claim = next ?? mine;
-		for (const [unit, position] of group.repeats ?? []) {
-			if (next?.state === 'sent') unit.outcome = { ok: true, json: repeated(claim, group.ask.key, position) };
-			else if (next) unit.outcome = refusal(node, unit.itemIndex, `Idempotency Key "${group.ask.key}" is also item ${group.owner}'s, whose message may have been sent (its answer was lost)`, 'Nothing was sent for this item: one message per key. Check the message log in the dashboard.', UNKNOWN_OUTCOME);
-			else unit.outcome = notSentRepeat(unit.itemIndex, group);
-		}
 	};
 	return {
 		post,
@@ -194,7 +177,6 @@ export async function claimKeys<U extends Unit>(node: INode, keys: RunKeys, unit
 			for (const group of groups.values()) {
 				if (!group.claimed || group.started) continue;
 				await keys.store.settle(group.ask, mine.token, undefined).catch(() => undefined);
-				for (const [unit] of group.repeats ?? []) unit.outcome ??= notSentRepeat(unit.itemIndex, group);
 			}
 		},
 	};

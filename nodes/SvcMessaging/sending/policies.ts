@@ -73,11 +73,32 @@ export function assertBudget(node: INode, policies: SendPolicies, estimate: numb
 	throw withErrorCode(error, CREDIT_BUDGET_EXCEEDED);
 }
 
+/** What Sending Hours did to a run's units: skipped (not sent), deferred (scheduled for the next opening). */
+export interface HoursCount {
+	skipped: number;
+	deferred: number;
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 /** The execution hint of a dry run: what would have been sent, and its cost. */
-export function dryRunNote(units: number, estimate: number | undefined, budget: number | undefined, noun = 'message'): string {
+export function dryRunNote(units: number, estimate: number | undefined, budget: number | undefined, noun = 'message', hours?: HoursCount): string {
 	const cost = estimate === undefined ? 'credits not estimated (contact groups are counted by the service)' : `about ${estimate} credit${estimate === 1 ? '' : 's'}`;
 	const against = budget === undefined ? '' : ` of the budget of ${budget} (Max Credits)`;
-	return `Dry run: nothing was sent. ${units} ${noun}${units === 1 ? '' : 's'} would be sent, ${cost}${against}. Turn off "Dry Run" to send.`;
+	const later = hours?.deferred ? ` (${hours.deferred} of them scheduled for the next opening of Sending Hours)` : '';
+	const skipped = hours?.skipped ? ` ${plural(hours.skipped, noun)} would be skipped: outside Sending Hours.` : '';
+	return `Dry run: nothing was sent. ${plural(units, noun)} would be sent${later}, ${cost}${against}.${skipped} Turn off "Dry Run" to send.`;
+}
+
+/** The execution hint of a send that skipped messages outside Sending Hours. */
+export function skippedNote(count: number, noun = 'message'): string {
+	return `${plural(count, noun)} ${count === 1 ? 'was' : 'were'} not sent: outside Sending Hours (skipped: true in the output, with the next opening).`;
+}
+
+/** The execution hint of a send whose messages an earlier execution (or Idempotency Key) had sent. */
+export function alreadySentNote(count: number, sentNow: boolean, noun = 'message'): string {
+	const rest = sentNow ? 'they were not sent again' : 'nothing was sent now';
+	return `${plural(count, noun)} ${count === 1 ? 'was' : 'were'} already sent (alreadySent: true in the output): ${rest}.`;
 }
 
 /** The execution hint of a send with a budget: the credits its accepted messages used against it. */
@@ -98,7 +119,8 @@ export interface HoursUnit {
 /**
  * Sending Hours over the units, judged at one instant: a unit skipped ends with its outcome (not
  * sent, with the next opening); a deferred one gets `deferred` (SMS: posted with that scheduledAt;
- * Send and Wait: refused, as it cannot wait for it). Answers how many units were decided here.
+ * Send and Wait: refused, as it cannot wait for it). Answers how many units were decided here
+ * (skipped among them), and how many deferred.
  */
 export function applyQuietHours<U extends HoursUnit>(
 	node: INode,
@@ -112,7 +134,7 @@ export function applyQuietHours<U extends HoursUnit>(
 		price: (u: U) => IDataObject;
 		scheduling: Scheduling;
 	},
-): number {
+): HoursCount & { decided: number } {
 	if (hours.outside === 'schedule' && unit.scheduling === 'none') {
 		const error = new NodeOperationError(node, 'Item 0: chat messages cannot be scheduled, so "Outside Sending Hours" cannot be "Schedule for the Next Opening"', {
 			itemIndex: 0,
@@ -122,6 +144,8 @@ export function applyQuietHours<U extends HoursUnit>(
 	}
 	const now = Date.now();
 	let decided = 0;
+	let skipped = 0;
+	let deferred = 0;
 	for (const u of units) {
 		if (u.outcome) continue;
 		const own = unit.scheduledAtOf?.(u);
@@ -134,8 +158,11 @@ export function applyQuietHours<U extends HoursUnit>(
 		if (verdict.kind === 'open' || verdict.kind === 'send') continue;
 		const fields = verdictFields(verdict, own);
 		if (verdict.kind === 'skip') {
-			u.outcome = { ok: true, json: { ...unit.price(u), accepted: false, ...fields } };
+			// What would have been posted, without a send time or cost: nothing goes out, nothing is charged.
+			const { sendAt: _sendAt, credits: _credits, segments: _segments, ...json } = unit.price(u);
+			u.outcome = { ok: true, json: { ...json, accepted: false, ...fields } };
 			decided++;
+			skipped++;
 		} else if (unit.scheduling === 'noWait') {
 			const error = new NodeOperationError(
 				node,
@@ -144,9 +171,12 @@ export function applyQuietHours<U extends HoursUnit>(
 			);
 			u.outcome = { ok: false, itemIndex: u.itemIndex, error: withErrorCode(error, INVALID_INPUT) };
 			decided++;
-		} else u.deferred = fields;
+		} else {
+			u.deferred = fields;
+			deferred++;
+		}
 	}
-	return decided;
+	return { decided, skipped, deferred };
 }
 
 /** A campaign's recipients as Sending Hours sees them: its numbers, and whether contact groups come too. */

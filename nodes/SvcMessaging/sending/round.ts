@@ -6,7 +6,7 @@ import { RedisUnavailable } from '../transport/redis';
 import { claimKeys, peekKeys } from './idempotency';
 import type { EarlierEntry, LedgerEntry } from './ledger';
 import type { ItemFailure, Outcome } from './outcomes';
-import { applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, type Scheduling, type SharedSendTime } from './policies';
+import { alreadySentNote, applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, skippedNote, type Scheduling, type SharedSendTime } from './policies';
 import { DatabaseUnavailable } from './durableMarks';
 import { databaseLedgerError, ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
@@ -122,7 +122,11 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		}
 	}
 	const { recipientsOf } = options;
-	if (quietHours && (recipientOf || recipientsOf)) decided += applyQuietHours(node, quietHours, units, { recipientOf, recipientsOf, scheduledAtOf, price, scheduling });
+	let hours: ReturnType<typeof applyQuietHours> | undefined;
+	if (quietHours && (recipientOf || recipientsOf)) {
+		hours = applyQuietHours(node, quietHours, units, { recipientOf, recipientsOf, scheduledAtOf, price, scheduling });
+		decided += hours.decided;
+	}
 	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
 	let pending = decided ? units.filter((unit) => !unit.outcome) : units;
 	if (options.automaticSender && recipientOf) await chooseSenders(run, pending, recipientOf, options.automaticSender);
@@ -139,9 +143,10 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		}
 		// Idempotency Key: whether each key is used already; nothing claimed.
 		if (run.keys) await peekKeys(run.keys, pending).catch((error: unknown) => failUnsent(pending, error));
-		run.hint(dryRunNote(pending.length, estimate, budget, options.noun));
+		run.hint(dryRunNote(pending.length, estimate, budget, options.noun, hours));
 		return units.map((unit) => unit.outcome!);
 	}
+	if (hours?.skipped) run.hint(skippedNote(hours.skipped, options.noun));
 	if (ledger.consult) {
 		const asked = pending;
 		const known = await ledger.lookup(asked.map((u) => u.identity)).catch((error: unknown) => {
@@ -153,7 +158,7 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 			const earlier = known[n];
 			if (unit.outcome) return;
 			if (earlier?.outcome === 'accepted') {
-				const json = options.repeatedAsIs ? earlier.json : { ...earlier.json, alreadySent: true, sentIn: { ...earlier.sentIn } };
+				const json = options.repeatedAsIs ? earlier.json : { alreadySent: true, ...earlier.json, sentIn: { ...earlier.sentIn } };
 				unit.outcome = { ok: true, json };
 			} else if (earlier?.outcome === 'unknown' && !run.resendUnknown) {
 				const error = options.refuseUnknown?.(earlier, unit) ?? unknownOutcomeError(node, earlier, unit.itemIndex);
@@ -168,7 +173,10 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 	const claims = keys && (await claimKeys(node, keys, pending, run.resendUnknown).catch((error: unknown) => failUnsent(pending.filter((u) => keys.of(u.itemIndex)), error)));
 	if (keys) pending = claims ? claims.post : pending.filter((unit) => !unit.outcome);
 	try {
-		return await postPending(run, units, pending, options, { claims: claims || undefined, estimate, failUnsent });
+		const outcomes = await postPending(run, units, pending, options, { claims: claims || undefined, estimate, failUnsent });
+		const repeated = outcomes.filter((outcome) => outcome.ok && outcome.json.alreadySent === true).length;
+		if (repeated) run.hint(alreadySentNote(repeated, repeated < outcomes.filter((outcome) => outcome.ok && outcome.json.accepted === true).length, options.noun));
+		return outcomes;
 	} finally {
 		await claims?.end();
 		// The node's output says "sent" only once n8n's database knows it too: a restart right after

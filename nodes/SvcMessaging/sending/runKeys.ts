@@ -1,8 +1,11 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
+import { NodeOperationError } from 'n8n-workflow';
+
+import { itemList } from '../rules/errorText';
 import { checkIdempotencyKey, checkRememberHours } from '../rules/idempotencyKey';
 import { baseUrlOf } from '../transport/credentials';
-import { wrapError } from '../transport/errors';
+import { INVALID_INPUT, withErrorCode, wrapError } from '../transport/errors';
 import { digest, type SharedLimitConfig } from '../transport/redis';
 import type { ItemKey, RunKeys } from './idempotency';
 import type { ProcessedData } from './durableMarks';
@@ -65,9 +68,40 @@ export async function readRunKeys(source: KeySource, identity: RunIdentity, foll
 			items.push({ ok: false, itemIndex: i, error: refused });
 		}
 	}
+	refuseSharedKeys(source, items);
 	const store = lazyStore(async () => {
 		const shared = source.shared();
 		return shared ? await redisKeyStore(shared) : durableKeyStore(localKeyStore, `${identity.workflowId}\u0000${identity.nodeId}`, source.helpers);
 	});
 	return { store, executionId: identity.executionId, workflowId: identity.workflowId, followsMessages, of: (i) => items[i] };
+}
+
+/**
+ * One key on several items of a run (a fixed text, or an expression that gives the same value) is
+ * a mistake, not one event for all of them: only the first item's message would go, and the others
+ * would show its result. Every item that shares a key is refused before any request, naming the
+ * items and a per-item key. (One item's several recipients, Send Bulk's list, share its one key.)
+ */
+function refuseSharedKeys(source: KeySource, items: Array<ItemKey | ItemFailure>): void {
+	const byDigest = new Map<string, number[]>();
+	items.forEach((ask, i) => {
+		if ('ok' in ask) return;
+		const same = byDigest.get(ask.digest);
+		if (same) same.push(i);
+		else byDigest.set(ask.digest, [i]);
+	});
+	for (const sharing of byDigest.values()) {
+		if (sharing.length < 2) continue;
+		const { key } = items[sharing[0]] as ItemKey;
+		const refusal = (first: number) =>
+			withErrorCode(
+				new NodeOperationError(source.node, `Items ${itemList(sharing)} share Idempotency Key ${JSON.stringify(key)}: a key must name one message, so all but the first would not be sent`, {
+					itemIndex: first,
+					description: 'Nothing was sent for these items. Make the key different for each item with an expression, e.g. {{ $json.orderId }}-{{ $json.phone }} (Options → Idempotency Key).',
+				}),
+				INVALID_INPUT,
+			);
+		if (!source.continueOnFail) throw refusal(sharing[0]);
+		for (const i of sharing) items[i] = { ok: false, itemIndex: i, error: refusal(i) };
+	}
 }

@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 import { randomUUID } from 'crypto';
 
 import { agentCapOf, UNCAPPED, type AgentCap } from '../aiTool/agentCap';
 import { getBalance } from '../api/account';
 import { getServiceCredentials, planLimits, type SvcContext } from '../transport/credentials';
-import { INVALID_INPUT, withErrorCode, wrapError } from '../transport/errors';
+import { wrapError } from '../transport/errors';
+import { checkTimeZone } from '../rules/timeZone';
 import { sharedLimitOf } from '../transport/redis';
 import { connectKeyLimiter, type BeforeSend } from '../transport/request';
 import type { PlanLimits } from '../transport/service';
@@ -79,23 +79,22 @@ export interface SendRunOptions {
 const nothingBefore: BeforeSend = async () => undefined;
 
 /**
- * Sending Hours' time zone of item `i`, for a number outside the six countries: its Time Zone
- * field (an IANA name, mappable per item), else the workflow's. Read only for such numbers.
+ * Sending Hours' time zone of each item, for numbers outside the six countries: its Time Zone
+ * field (an IANA name, mappable per item), else the workflow's. Every item's is checked here,
+ * before any request (a fixed value once), whether or not a number will need it.
  */
-function itemTimeZone(ctx: IExecuteFunctions, i: number): string {
-	const zone = String(ctx.getNodeParameter('options.sendingHours.hours.timeZone', i, '') ?? '').trim() || ctx.getTimezone();
-	try {
-		new Intl.DateTimeFormat('en-US', { timeZone: zone });
-	} catch {
-		throw withErrorCode(
-			new NodeOperationError(ctx.getNode(), `Item ${i}: "Time Zone" must be an IANA time zone such as Africa/Nairobi (got ${JSON.stringify(zone)})`, {
-				itemIndex: i,
-				description: 'Nothing was sent. Options → Sending Hours → Time Zone.',
-			}),
-			INVALID_INPUT,
-		);
+function itemTimeZones(ctx: IExecuteFunctions, options: IDataObject): ((i: number) => string) | undefined {
+	if (!(options.sendingHours as IDataObject | undefined)?.hours) return undefined;
+	const node = ctx.getNode();
+	const workflowZone = ctx.getTimezone();
+	const raw = ((node.parameters.options as IDataObject | undefined)?.sendingHours as { hours?: IDataObject } | undefined)?.hours?.timeZone;
+	const read = (i: number) => checkTimeZone(node, ctx.getNodeParameter('options.sendingHours.hours.timeZone', i, ''), i) ?? workflowZone;
+	if (typeof raw !== 'string' || !raw.startsWith('=')) {
+		const zone = read(0);
+		return () => zone;
 	}
-	return zone;
+	const zones = ctx.getInputData().map((_, i) => read(i));
+	return (i) => zones[i] ?? workflowZone;
 }
 
 /** Who sends, as the ledger keys it. */
@@ -123,7 +122,7 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 	const facts = { node, continueOnFail };
 	// Read (and checked) before any request: a bad budget costs nothing.
 	const options = (ctx.getNodeParameter('options', 0, {}) ?? {}) as IDataObject;
-	let policies = readPolicies(node, options, (i) => itemTimeZone(ctx, i));
+	let policies = readPolicies(node, options, itemTimeZones(ctx, options));
 	// Read once for the run, from its first item: a list mapped from 20,000 rows is not evaluated per item.
 	const numbers = readDoNotSendNumbers(node, ctx.getNodeParameter('doNotSend.list.numbers', 0, ''), (options.defaultCountry as string) || undefined);
 	const nodeOf = { getNode: () => node };

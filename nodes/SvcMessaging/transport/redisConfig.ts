@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 /**
- * The Redis of "Share Rate Limit Across n8n Processes" (the API-key credential). Every n8n process
+ * The Redis of the API-key credential ("Use Redis", parameter sharedRateLimit). Every n8n process
  * that uses the key (queue-mode main, workers, webhook processes) shares through it the key's rate
  * limit, the send ledger, the trigger's claims on delivery reports and the do-not-send list. Redis
  * holds hashes of keys, phone numbers and texts (the do-not-send list: the numbers themselves, which
@@ -26,7 +26,8 @@ export interface SharedLimitConfig {
 	clusterNodes?: Array<{ host: string; port: number }>;
 }
 
-export const SHARED_LIMIT_SETTING = 'SVC Messaging API credential → "Share Rate Limit Across n8n Processes"';
+/** The credential's Redis switch, as the form names it (its parameter stays sharedRateLimit: saved credentials keep it). */
+export const SHARED_LIMIT_SETTING = 'SVC Messaging API credential → "Use Redis (Rate Limit, Sent Messages, Do-Not-Send List)"';
 
 export function sharedLimitOf(credentials: IDataObject): SharedLimitConfig | undefined {
 	if (credentials.sharedRateLimit !== true) return undefined;
@@ -161,7 +162,7 @@ export class RedisUnavailable extends Error {
 	 */
 	constructor(message: string, reason: unknown, setting = false) {
 		super(message);
-		this.description = `${setting ? String(reason) : `Redis said: ${reasonOf(reason)}${certificateHint(reason)}`}. Nothing was sent for this item. Check the Redis settings in the ${SHARED_LIMIT_SETTING}, or turn that setting off to limit the rate per n8n process.`;
+		this.description = `${setting ? String(reason) : `Redis said: ${reasonOf(reason)}${certificateHint(reason)}`}. Nothing was sent for this item. Check that this Redis is running and reachable, and the Redis settings in the ${SHARED_LIMIT_SETTING}.`;
 	}
 }
 

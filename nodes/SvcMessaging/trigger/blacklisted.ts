@@ -22,7 +22,7 @@ export async function addBlacklisted(report: DeliveryReport, shared: SharedLimit
 	if (!shared) {
 		return {
 			addedToDoNotSendList: false,
-			doNotSendListNote: 'The credential has no shared Redis (Share Rate Limit Across n8n Processes), where the do-not-send list is kept',
+			doNotSendListNote: 'The credential has no Redis (Use Redis), where the do-not-send list is kept',
 		};
 	}
 	const raw = report.data.phoneNumber.trim();

@@ -74,7 +74,7 @@ export const triggerProperties: INodeProperties[] = [
 				default: false,
 				description:
 					"Whether to put the number of a report that failed with BLACKLISTED on the do-not-send list in the credential's shared Redis, which every send with that credential checks (whatever Events are selected)",
-				hint: "Needs the credential's Share Rate Limit Across n8n Processes (Redis)",
+				hint: "Needs the credential's Redis (Use Redis)",
 			},
 			{
 				displayName: 'Ignore Duplicates',

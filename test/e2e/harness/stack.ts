@@ -1,5 +1,6 @@
 /** The emulator process and n8n with the package and the emulator's credentials, started together. */
 import { startEmulatorProcess, type EmulatorProcess as BareEmulatorProcess, type EmulatorProcessOptions } from '../../helpers/emulatorProcess';
+import { redisInstalled, startRedis, type RedisServer } from '../../helpers/services';
 import { EmulatorClient } from './emulatorClient';
 import { N8n, type N8nOptions } from './n8n';
 import type { Target } from './target';
@@ -20,6 +21,8 @@ export async function startEmulatorWithClient(options: EmulatorProcessOptions = 
 export interface Stack {
 	emulator: EmulatorProcess;
 	n8n: N8n;
+	/** `withRedis` and redis-server installed: the Redis of the API key credentials' "Use Redis" */
+	redis?: RedisServer;
 	stop(): Promise<void>;
 }
 
@@ -38,8 +41,17 @@ export async function startStack(options: {
 	owner?: N8nOptions['owner'];
 	/** false: n8n starts without the package */
 	installPackage?: boolean;
+	/**
+	 * npm run dev / demo: a redis-server (free port, temporary folder, emptied at each start) for the
+	 * API key credentials' "Use Redis", when Debian's redis-server is installed (scripts/install-services.sh)
+	 */
+	withRedis?: boolean;
 }): Promise<Stack> {
-	const emulator = await startEmulatorWithClient({ port: options.emulatorPort, timeScale: options.timeScale, log: options.log });
+	const redis = options.withRedis && redisInstalled() ? await startRedis() : undefined;
+	const emulator = await startEmulatorWithClient({ port: options.emulatorPort, timeScale: options.timeScale, log: options.log }).catch(async (error: unknown) => {
+		await redis?.stop();
+		throw error;
+	});
 	try {
 		// Delivery reports of the demo account are signed with this secret (as set in the dashboard).
 		await emulator.client.patchAccount('acc_demo', { webhookSecret: WEBHOOK_SECRET });
@@ -47,7 +59,7 @@ export async function startStack(options: {
 			target: options.target,
 			port: options.n8nPort,
 			userFolder: options.userFolder,
-			credentials: emulatorCredentials(emulator.url),
+			credentials: emulatorCredentials(emulator.url, redis),
 			workflows: options.workflows,
 			verbose: options.verbose,
 			log: options.log,
@@ -58,13 +70,16 @@ export async function startStack(options: {
 		return {
 			emulator,
 			n8n,
+			redis,
 			stop: async () => {
 				await n8n.stop();
 				await emulator.stop();
+				await redis?.stop();
 			},
 		};
 	} catch (error) {
 		await emulator.stop();
+		await redis?.stop();
 		throw error;
 	}
 }

@@ -31,12 +31,14 @@ export const WEBHOOK_SECRET = 'whsec_svc_e2e_0001';
 export const MCP_EXAMPLE_CREDENTIAL = { id: 'svcMcpBearer0001', name: 'MCP clients (example bearer token)', token: 'svc-mcp-example-token-0001' } as const;
 
 /** The credentials a user would create for the emulator's seeded demo account. */
-export function emulatorCredentials(emulatorUrl: string): CredentialJson[] {
+export function emulatorCredentials(emulatorUrl: string, redis?: { host: string; port: number }): CredentialJson[] {
+	// With a Redis (npm run dev, npm run demo): the credential's "Use Redis" on it (Do-Not-Send List, shared limit, ledger).
+	const useRedis = redis ? { sharedRateLimit: true, redisHost: redis.host, redisPort: redis.port, redisPrefix: 'svc-messaging' } : {};
 	const api = (key: keyof typeof CREDENTIAL_IDS, apiKey: string, plan: string): CredentialJson => ({
 		id: CREDENTIAL_IDS[key],
 		name: CREDENTIAL_NAMES[key],
 		type: 'svcMessagingApi',
-		data: { baseUrl: emulatorUrl, apiKey, plan, webhookSecret: WEBHOOK_SECRET },
+		data: { baseUrl: emulatorUrl, apiKey, plan, webhookSecret: WEBHOOK_SECRET, ...useRedis },
 	});
 	return [
 		api('free', 'svc_test_free_0001', 'free'),

@@ -43,7 +43,7 @@ export const description: INodeProperties[] = [
 		default: 'add',
 	},
 	{
-		displayName: "The list is kept in the Redis of the credential's \"Share Rate Limit Across n8n Processes\"; every send with that credential checks it",
+		displayName: "The list is kept in the credential's Redis (\"Use Redis (Rate Limit, Sent Messages, Do-Not-Send List)\"); every send with that credential checks it",
 		name: 'doNotSendListNotice',
 		type: 'notice',
 		default: '',
