@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { LEDGER_UNAVAILABLE, REDIS_UNAVAILABLE, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
 import { itemLead, titledErrors } from '../transport/errorTitles';
 import { RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
-import type { DatabaseUnavailable } from './durableMarks';
+import { DatabaseUnavailable } from './durableMarks';
 import { openSendLedger, type EarlierEntry, type LedgerEntry, type RunIdentity, type SendLedger } from './ledger';
 import type { ItemFailure } from './outcomes';
 
@@ -57,4 +57,16 @@ export function ledgerError(node: INode, error: RedisUnavailable, itemIndex: num
 /** n8n's database did not take the mark written before this item's post: it fails unsent, saying why. */
 export function databaseLedgerError(node: INode, error: DatabaseUnavailable, itemIndex: number): NodeOperationError {
 	return withErrorCode(new NodeOperationError(node, error.message, { itemIndex, description: error.description }), LEDGER_UNAVAILABLE);
+}
+
+/**
+ * Redis (the do-not-send list, the shared ledger, the keys) or n8n's database (the ledger's marks)
+ * failed before these units were posted: they fail unsent with its error. Any other error fails the node.
+ */
+export function failedUnsent(node: INode, units: Array<{ itemIndex: number; outcome?: unknown }>, error: unknown): void {
+	if (!(error instanceof DatabaseUnavailable) && !(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
+	for (const unit of units) {
+		const itemError = error instanceof DatabaseUnavailable ? databaseLedgerError(node, error, unit.itemIndex) : ledgerError(node, error, unit.itemIndex);
+		unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: itemError };
+	}
 }

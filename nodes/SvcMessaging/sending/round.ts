@@ -2,13 +2,11 @@ import type { IDataObject, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { mayHaveBeenProcessed } from '../transport/errors';
-import { RedisUnavailable } from '../transport/redis';
 import { claimKeys, peekKeys } from './idempotency';
 import type { EarlierEntry, LedgerEntry } from './ledger';
 import type { ItemFailure, Outcome } from './outcomes';
 import { alreadySentNote, applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, skippedNote, type Scheduling, type SharedSendTime } from './policies';
-import { DatabaseUnavailable } from './durableMarks';
-import { databaseLedgerError, ledgerError, unknownOutcome, unknownOutcomeError } from './recovery';
+import { failedUnsent, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
 import { suppressedNote, suppressListed, suppressWithin, type NumbersOfUnit } from './doNotSend';
 import { chooseSenders } from './senderByCountry';
@@ -94,15 +92,7 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		if (unit.deferred) unit.deferred = undefined;
 		if (unit.sender) unit.sender = undefined;
 	}
-	// Redis (the do-not-send list, the shared ledger, the keys) failed: these units fail unsent with its error.
-	const failUnsent = (failed: U[], error: unknown) => {
-		if (error instanceof DatabaseUnavailable) {
-			for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: databaseLedgerError(node, error, unit.itemIndex) };
-			return;
-		}
-		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
-		for (const unit of failed) unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: ledgerError(node, error, unit.itemIndex) };
-	};
+	const failUnsent = (failed: U[], error: unknown) => failedUnsent(node, failed, error);
 	// The policies come first: a number suppressed, a message skipped, a budget refused or a dry run
 	// posts nothing and marks nothing.
 	const { quietHours, doNotSend } = policies;
