@@ -8,7 +8,8 @@ import { requestWindow } from '../../transport/requestWindow';
 import type { PlanLimits } from '../../transport/service';
 import { fillPlaceholders, type MessageStats } from '../../rules/segments';
 import { SERVICE } from '../../transport/service';
-import { itemLead, titledErrors, TITLES } from '../../transport/errorTitles';
+import { itemLead, senderRefusedTitle, titledErrors, TITLES } from '../../transport/errorTitles';
+import { countryName } from './senderRefusal';
 import { statsWith, variablesOf, type Group, type Recipient } from './bulkRecipients';
 
 /**
@@ -150,8 +151,13 @@ function recipientFailure(ctx: IExecuteFunctions, r: Recipient, detail: IDataObj
 	const error = (detail.error ?? {}) as IDataObject;
 	const code = String(error.code ?? 'REJECTED');
 	const said = String(error.message ?? 'rejected by the service');
+	// A sender ID is approved per country: its refusal names the sender ID and the number's country.
+	const title =
+		code === 'INVALID_SENDER_ID'
+			? senderRefusedTitle(String(r.sender ?? r.group.body.senderId ?? SERVICE.defaultSenderId), r.phoneNumber, countryName(r.phoneNumber))
+			: `${TITLES[code] ?? 'The service refused the recipient'} (${r.phoneNumber})`;
 	const refusal = titledErrors(ctx.getNode())
-		? new NodeOperationError(ctx.getNode(), `${itemLead(r.itemIndex)}${TITLES[code] ?? 'The service refused the recipient'} (${r.phoneNumber})`, {
+		? new NodeOperationError(ctx.getNode(), `${itemLead(r.itemIndex)}${title}`, {
 				itemIndex: r.itemIndex,
 				description: `The service said: ${said} (${code}).`,
 			})
