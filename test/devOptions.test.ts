@@ -7,7 +7,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'os';
 import { join } from 'path';
 
-import { devNetwork, devOwnerPassword, generatePassword, PASSWORD_FILE, redisNote } from './e2e/devOptions';
+import { devNetwork, devOwnerPassword, generatePassword, PASSWORD_FILE, redisNote, senderNote } from './e2e/devOptions';
+import { SERVICE } from '../nodes/SvcMessaging/transport/service';
+import { description as sendDescription } from '../nodes/SvcMessaging/actions/sms/send.operation';
 
 describe('npm run dev: where n8n listens', () => {
 	it('is 127.0.0.1 without --host', () => {
@@ -75,5 +77,14 @@ describe('npm run dev and demo: the Redis they say they use', () => {
 		const lines = redisNote(undefined).join('\n');
 		expect(lines).toContain('redis-server is not installed');
 		expect(lines).toContain('bash scripts/install-services.sh redis');
+	});
+});
+
+describe('the default sender ID: one name in the node, the dev banner and docs/emulator.md', () => {
+	it('the Sender ID field, the banner and docs/emulator.md name the default the node reports for an empty Sender ID', () => {
+		const field = sendDescription.find((p) => p.name === 'senderId');
+		expect(field?.description).toContain(`service default (${SERVICE.defaultSenderId})`);
+		expect(senderNote()).toContain(`empty sends as the service default ${SERVICE.defaultSenderId}`);
+		expect(readFileSync(join(__dirname, '..', 'docs', 'emulator.md'), 'utf8')).toContain(`an empty Sender ID sends as the service default \`${SERVICE.defaultSenderId}\``);
 	});
 });

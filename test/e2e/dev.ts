@@ -29,7 +29,7 @@ import {
 	type WorkflowJson,
 } from './harness';
 import { SEED_KEYS } from '../emulator/seed';
-import { devNetwork, devOwnerPassword, PASSWORD_FILE, redisNote } from './devOptions';
+import { devNetwork, devOwnerPassword, PASSWORD_FILE, redisNote, senderNote } from './devOptions';
 
 /** The number the OTP-with-fallback example's failing branch is tried with (…999: the SMS fails). */
 const FALLBACK_PHONE = '+254712345999';
@@ -123,6 +123,7 @@ ${line}
    "E2E · <resource> · <operation>", one per operation, with sample input pinned on
    their Input node: open one and click "Execute workflow".
  Test numbers: …999 fails (DESTINATION_NOT_REACHABLE), …998 expires, …997 is blacklisted.
+ ${senderNote()}
  Data Table "opt-outs" (Overview → Data tables): 0712000911, which
    "SVC example · Bulk SMS that skips opted-out numbers and waits for daytime" skips.
  Chat opt-ins: +254712345678, +254712345679, +2348031234567, ${FALLBACK_PHONE} (its SMS fails: put it in

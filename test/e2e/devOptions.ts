@@ -7,6 +7,8 @@ import { randomBytes } from 'crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 
+import { DEFAULT_SENDER_ID } from '../emulator/assumptions';
+
 export interface DevNetwork {
 	/** N8N_LISTEN_ADDRESS */
 	listenAddress: string;
@@ -67,4 +69,9 @@ export function redisNote(redis: { host: string; port: number } | undefined): st
 		'redis        none: redis-server is not installed, so the Do-Not-Send List resource has nowhere to keep its list.',
 		'              `bash scripts/install-services.sh redis` installs it (Debian); the next start uses it.',
 	];
+}
+
+/** The banner's Sender ID line: the default an empty Sender ID sends as (the node's field names the same), then the account's. */
+export function senderNote(): string {
+	return `Sender ID: empty sends as the service default ${DEFAULT_SENDER_ID}; the account's: SVCTEST (all six countries), ACMEKE (not Ghana), 20880 (numeric, Kenya).`;
 }

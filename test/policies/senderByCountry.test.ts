@@ -39,6 +39,19 @@ describe('Sender ID: Automatic (by Recipient\'s Country)', () => {
 		expect(hints.filter((h) => h.startsWith('Sender ID Automatic'))).toEqual([]);
 	});
 
+	it('a suppressed (Do-Not-Send List) or skipped (Sending Hours) item shows the sender it would have had, not the service default', async () => {
+		// Hours closed for everyone now: from two hours ahead (UTC) for one hour, in every zone of the six countries.
+		const hour = new Date().getUTCHours();
+		const at = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
+		const options = { sendingHours: { hours: { from: at(hour + 5), until: at(hour + 6), outside: 'skip' } } };
+		const { out } = await run(sendParameters({ senderId: automatic, options, doNotSend: { list: { numbers: GH } } }), [{ phone: KE }, { phone: GH }]);
+		expect(out.map((o) => [o.skipped ?? false, o.suppressed ?? false, o.senderId])).toEqual([
+			[true, false, 'ACMEKE'],
+			[false, true, 'SVCTEST'],
+		]);
+		expect(sent(emu)).toHaveLength(0);
+	});
+
 	it('SMS → Send Bulk: one call per sender ID', async () => {
 		const { out } = await run(sendBulkParameters({ senderId: automatic }), [
 			{ phone: KE, name: 'A' },

@@ -53,6 +53,17 @@ describe('SMS → Send Bulk: segments and credits per recipient', () => {
 		]);
 		for (const o of out) expect(o.segments).toBe(counted.get(o.phoneNumber as string));
 	});
+
+	it("each recipient's `message` is the text it received, placeholders filled (as the emulator recorded it)", async () => {
+		const items = [
+			{ phone: '+254712345611', name: 'Amina' },
+			{ phone: '+254712345612', name: 'Brian' },
+		];
+		const { out } = await run(bulk({ message: 'Hi {{name}}, your order shipped' }), items);
+		const received = new Map(emu.control.messages().map((m) => [m.phoneNumber, m.message]));
+		expect(out.map((o) => o.message)).toEqual(['Hi Amina, your order shipped', 'Hi Brian, your order shipped']);
+		for (const o of out) expect(o.message).toBe(received.get(o.phoneNumber as string));
+	});
 });
 
 describe('Unicode cost: the hint and Replace Look-Alike Characters', () => {

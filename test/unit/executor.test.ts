@@ -41,6 +41,24 @@ describe('actions/executor.ts: the one per-item loop', () => {
 		expect(sent).toEqual([]);
 	});
 
+	it('an error whose message names its item keeps no item index, so n8n\'s editor does not add " [item 2]" to "Item 2: …"', async () => {
+		const { ctx } = fakeContext();
+		const refusing = (message: string): SendOperation<number> => ({
+			preparer: () => (i: number) => {
+				if (i === 2) throw new NodeOperationError(ctx.getNode(), message, { itemIndex: 2 });
+				return i;
+			},
+			send: async () => [],
+		});
+		const named = (await runOperation(ctx, refusing('Item 2: "Phone Number" is wrong'), items(3)).catch((e: unknown) => e)) as NodeOperationError;
+		expect([named.message, named.context.itemIndex]).toEqual(['Item 2: "Phone Number" is wrong', undefined]);
+		const several = (await runOperation(ctx, refusing('Items 1, 2 share Idempotency Key "k"'), items(3)).catch((e: unknown) => e)) as NodeOperationError;
+		expect(several.context.itemIndex).toBeUndefined();
+		// A message that does not name its item keeps the index: the editor then says which item.
+		const bare = (await runOperation(ctx, refusing('The service is unavailable'), items(3)).catch((e: unknown) => e)) as NodeOperationError;
+		expect(bare.context.itemIndex).toBe(2);
+	});
+
 	it('sends: with Continue On Fail the bad items reach send as failures, in input order', async () => {
 		const { ctx } = fakeContext({ continueOnFail: true });
 		let seen: unknown[] = [];

@@ -147,6 +147,19 @@ describe('node version 2 error titles: Item N, what happened; the service\'s wor
 		expect(error.description!.split('\n')[0]).toMatch(/^item 1: The service refused the phone number \(\+2547123\): \S/);
 	});
 
+	it('a refused sender ID names the sender ID and the number\'s country (Send, and a Send Bulk recipient); 0 messages to Ghana', async () => {
+		const acmeke = { __rl: true, mode: 'id', value: 'ACMEKE' };
+		const send = (await executeNode(
+			{ parameters: { resource: 'sms', operation: 'send', phoneNumber: '+233241234567', message: 'Hi', senderId: acmeke }, credentials: apiKeyCredentials(emu.url), typeVersion: 2 },
+			[{}],
+		).catch((e: unknown) => e)) as Error;
+		expect(send.message).toBe('Item 0: The service refused the sender ID "ACMEKE" for Ghana (+233241234567)');
+		const bulk = { resource: 'sms', operation: 'sendBulk', recipientsSource: 'items', phoneNumber: '={{ $json.phone }}', variablesSource: 'none', message: 'Hi', senderId: acmeke, options: {} };
+		const [out] = await executeNode({ parameters: bulk, credentials: apiKeyCredentials(emu.url), typeVersion: 2, settings: { onError: 'continueRegularOutput' } }, [{ phone: '+254712345678' }, { phone: '+233241234567' }]);
+		expect(out[1].json).toMatchObject({ errorCode: 'INVALID_SENDER_ID', errorMessage: 'Item 1: The service refused the sender ID "ACMEKE" for Ghana (+233241234567)' });
+		expect(emu.control.messages().filter((m) => m.phoneNumber === '+233241234567')).toHaveLength(0);
+	});
+
 	it("Campaign → Send Now of a cancelled campaign: 'Item N: what happened', the rule and the advice in the description", async () => {
 		const [created] = await runV2({ resource: 'campaign', name: 'Spring sale', message: 'Hi', senderId: { __rl: true, mode: 'id', value: 'ACMEKE' }, phoneNumber: '+254712345678' });
 		const campaignId = { __rl: true, mode: 'id', value: String(created.json.id) };

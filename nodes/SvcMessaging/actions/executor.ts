@@ -31,6 +31,28 @@ export type Operation = LookupOperation | SendOperation;
 
 /** Runs an operation over the input items: the one per-item loop of the node. */
 export async function runOperation(ctx: IExecuteFunctions, operation: Operation, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	try {
+		return await runEach(ctx, operation, items);
+	} catch (error) {
+		throw namedOnce(error);
+	}
+}
+
+/** A message that names its item(s) itself: `Item 3: …`, `Items 0, 1, 2 …`. */
+const NAMES_ITEMS = /^Items? \d/;
+
+/**
+ * The error that stops the node names its item once. n8n's editor adds " [item N]" to a message
+ * whose error has an item index unless the message holds "item N" (lower case): our messages start
+ * with "Item N:", so the index is left out of an error whose message names the item already.
+ */
+function namedOnce(error: unknown): unknown {
+	const context = (error as { context?: { itemIndex?: number } } | undefined)?.context;
+	if (context?.itemIndex !== undefined && NAMES_ITEMS.test(String((error as Error).message))) delete context.itemIndex;
+	return error;
+}
+
+async function runEach(ctx: IExecuteFunctions, operation: Operation, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	if (!('preparer' in operation)) return [await lookupEach(ctx, items, operation)];
 	const resumed = operation.resume ? await operation.resume.call(ctx, items) : undefined;
 	if (resumed) return resumed;

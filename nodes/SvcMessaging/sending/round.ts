@@ -71,7 +71,7 @@ export interface RoundOptions<U extends SendUnit, W> {
 
 /**
  * The send-once round, the only place that decides whether a message goes out: the user's
- * policies first (policies.ts: Do-Not-Send List → Sending Hours → Sender ID Automatic → Max Credits → Dry Run), then
+ * policies first (policies.ts: Sender ID Automatic, so that every output shows its sender → Do-Not-Send List → Sending Hours → Max Credits → Dry Run), then
  * ledger look-up → skip what an earlier try sent, refuse what it may have sent → Idempotency Key
  * (idempotency.ts: a key claimed before its message goes, a key used before answers its first
  * result) → the agents' message cap → per post: "under way" in the ledger, post, record its outcomes. (The balance, the
@@ -96,7 +96,10 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 	// The policies come first: a number suppressed, a message skipped, a budget refused or a dry run
 	// posts nothing and marks nothing.
 	const { quietHours, doNotSend } = policies;
-	const { recipientOf, scheduledAtOf, scheduling = 'scheduledAt', price } = options;
+	const { recipientOf, scheduledAtOf, scheduling = 'scheduledAt' } = options;
+	// Sender ID Automatic first: a suppressed or skipped item shows the sender it would have had.
+	if (options.automaticSender && recipientOf) await chooseSenders(run, units, recipientOf, options.automaticSender);
+	const price = (unit: U) => (unit.sender ? { ...options.price(unit), senderId: unit.sender } : options.price(unit));
 	let decided = 0;
 	if (doNotSend && (recipientOf || options.numbersOfUnit)) {
 		try {
@@ -119,7 +122,6 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 	}
 	// A run that cannot repeat an earlier one posts every unit (no copy of a 100,000-unit list).
 	let pending = decided ? units.filter((unit) => !unit.outcome) : units;
-	if (options.automaticSender && recipientOf) await chooseSenders(run, pending, recipientOf, options.automaticSender);
 	const budget = policies.maxCredits;
 	const estimate = budget !== undefined || policies.dryRun ? estimateCredits(pending, options.creditsOf) : undefined;
 	assertBudget(node, policies, estimate);
@@ -128,8 +130,7 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		if (decided) for (const unit of units) if (unit.outcome?.ok) unit.outcome.json.dryRun = true;
 		for (const unit of pending) {
 			const when = unit.deferred ? { ...unit.deferred, sendAt: unit.deferred.scheduledAt } : undefined;
-			const sender = unit.sender ? { senderId: unit.sender } : undefined;
-			unit.outcome = { ok: true, json: { ...price(unit), ...when, ...sender, dryRun: true } };
+			unit.outcome = { ok: true, json: { ...price(unit), ...when, dryRun: true } };
 		}
 		// Idempotency Key: whether each key is used already; nothing claimed.
 		if (run.keys) await peekKeys(run.keys, pending).catch((error: unknown) => failUnsent(pending, error));

@@ -26,6 +26,15 @@ export const TITLES: Record<string, string> = {
 	INVALID_CONTACT_GROUP: 'Unknown contact group',
 };
 
+/**
+ * A sender ID refused for a number: the sender ID and the number's country (`country`, a name; the
+ * service approves sender IDs per country), then the number.
+ */
+export function senderRefusedTitle(senderId: string, phoneNumber: string | undefined, country: string | undefined): string {
+	const where = country ? ` for ${country}` : '';
+	return `${TITLES.INVALID_SENDER_ID} "${senderId}"${where}${phoneNumber ? ` (${phoneNumber})` : ''}`;
+}
+
 export function titledErrors(node: INode): boolean {
 	return node.typeVersion >= 2;
 }

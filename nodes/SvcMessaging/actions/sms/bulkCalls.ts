@@ -8,7 +8,8 @@ import { requestWindow } from '../../transport/requestWindow';
 import type { PlanLimits } from '../../transport/service';
 import { fillPlaceholders, type MessageStats } from '../../rules/segments';
 import { SERVICE } from '../../transport/service';
-import { itemLead, titledErrors, TITLES } from '../../transport/errorTitles';
+import { itemLead, senderRefusedTitle, titledErrors, TITLES } from '../../transport/errorTitles';
+import { countryName } from './senderRefusal';
 import { statsWith, variablesOf, type Group, type Recipient } from './bulkRecipients';
 
 /**
@@ -84,6 +85,9 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 	// What each recipient's text costs, read with the values the body is built from (they are
 	// released once the post is made).
 	const stats: MessageStats[] = [];
+	// Each recipient's text as it receives it (placeholders filled); the group's one string when it has none.
+	const texts: string[] = [];
+	const template = group.body.message as string;
 	const body: IDataObject = {
 		...group.body,
 		...(scheduledAt ? { scheduledAt } : {}),
@@ -91,6 +95,7 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 		recipients: chunk.map((r) => {
 			const variables = variablesOf(r);
 			stats.push(statsWith(group, variables));
+			texts.push(variables && group.placeholders.length ? fillPlaceholders(template, variables) : template);
 			return variables ? { phoneNumber: r.phoneNumber, variables } : { phoneNumber: r.phoneNumber };
 		}),
 	};
@@ -116,23 +121,21 @@ export async function sendChunk(ctx: IExecuteFunctions, { group, members, start,
 	return chunk.map((r, index): [Recipient, UnitOutcome] => {
 		const error = rejected.size ? rejected.get(index) : undefined;
 		if (error) return [r, recipientFailure(ctx, r, error)];
-		const json = acceptedJson(data.batchId, messages[next++] ?? {}, r.phoneNumber, stats[index], group);
+		const json = acceptedJson(data.batchId, messages[next++] ?? {}, r.phoneNumber, stats[index], group, texts[index]);
 		if (sender) json.senderId = sender;
 		return [r, { ok: true, json: r.deferred ? Object.assign(json, r.deferred) : json }];
 	});
 }
 
 /**
- * A recipient's output: the service's message with `accepted`, the batch ID, the message sent and what the text this
- * recipient receives costs (the service reports segments and credits only for the whole batch). The
+ * A recipient's output: the service's message with `accepted`, the batch ID, the text this recipient
+ * receives (placeholders filled, as a dry run shows it) and what it costs (the service reports segments and credits only for the whole batch). The
  * spec's three fields make one fixed shape (about half the memory of a spread copy, for 100,000
  * outputs); the recipient's own number string when the service echoes the same number (one copy fewer).
  */
-function acceptedJson(batchId: unknown, message: IDataObject, phoneNumber: string, stats: MessageStats, group: Group): IDataObject {
+function acceptedJson(batchId: unknown, message: IDataObject, phoneNumber: string, stats: MessageStats, group: Group, text: string): IDataObject {
 	const echoed = message.phoneNumber === undefined || message.phoneNumber === phoneNumber ? phoneNumber : message.phoneNumber;
 	const { encoding, segments, credits } = stats;
-	// The text as sent, placeholders as written: one string shared by the group's outputs.
-	const text = group.body.message as string;
 	let fields = 0;
 	for (const key in message) if (Object.prototype.hasOwnProperty.call(message, key)) fields++;
 	let json: IDataObject;
@@ -148,8 +151,13 @@ function recipientFailure(ctx: IExecuteFunctions, r: Recipient, detail: IDataObj
 	const error = (detail.error ?? {}) as IDataObject;
 	const code = String(error.code ?? 'REJECTED');
 	const said = String(error.message ?? 'rejected by the service');
+	// A sender ID is approved per country: its refusal names the sender ID and the number's country.
+	const title =
+		code === 'INVALID_SENDER_ID'
+			? senderRefusedTitle(String(r.sender ?? r.group.body.senderId ?? SERVICE.defaultSenderId), r.phoneNumber, countryName(r.phoneNumber))
+			: `${TITLES[code] ?? 'The service refused the recipient'} (${r.phoneNumber})`;
 	const refusal = titledErrors(ctx.getNode())
-		? new NodeOperationError(ctx.getNode(), `${itemLead(r.itemIndex)}${TITLES[code] ?? 'The service refused the recipient'} (${r.phoneNumber})`, {
+		? new NodeOperationError(ctx.getNode(), `${itemLead(r.itemIndex)}${title}`, {
 				itemIndex: r.itemIndex,
 				description: `The service said: ${said} (${code}).`,
 			})

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { sendSms } from '../../api/sms';
 import { parseItem } from '../../rules/fields';
 import { checkPhone } from '../../rules/phone';
 import { replaceLookalikes, type Gsm7Replacement } from '../../rules/gsm7';
@@ -25,6 +24,7 @@ import { doNotSendField, dryRunOption, idempotencyKeyOption, maxCreditsOption, r
 import { perItemParameter } from '../parameters';
 import { isV2 } from '../versions';
 import { addSendHints } from './sendHints';
+import { sendNamingSender } from './senderRefusal';
 
 /** Recipient, text and sender: the same fields in Send and in Send and Wait for Delivery. */
 export const messageFields: INodeProperties[] = [
@@ -206,7 +206,7 @@ export async function sendMessages(
 	// Send Bulk does not wait for delivery: no use suggesting it to Send and Wait.
 	addSendHints(ctx, messages, replacing, !finishesLater);
 	return await postEach(ctx, prepared, {
-		post: sendSms,
+		post: sendNamingSender(ctx.getNode()),
 		noun: 'message',
 		extraBody,
 		finishesLater,
