@@ -1,6 +1,6 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { sendSms } from '../../api/sms';
+import { sendSms, type BeforeSend } from '../../api/sms';
 import type { SvcContext } from '../../transport/credentials';
 import { countryOfNumber, SUPPORTED_COUNTRIES } from '../../rules/phone';
 import { errorCodeOf } from '../../transport/errors';
@@ -28,8 +28,8 @@ export function namingSender<E>(error: E, node: INode, senderId: unknown, phoneN
 
 /** SMS → Send's post: `POST /api/sms/send-api`, a refused sender ID named with the number's country. */
 export function sendNamingSender(node: INode) {
-	return async (service: SvcContext, body: IDataObject, itemIndex: number) =>
-		await sendSms(service, body, itemIndex).catch((error: unknown) => {
+	return async (service: SvcContext, body: IDataObject, itemIndex: number, beforeSend: BeforeSend) =>
+		await sendSms(service, body, itemIndex, beforeSend).catch((error: unknown) => {
 			throw namingSender(error, node, body.senderId, body.phoneNumber as string | undefined, itemIndex);
 		});
 }
