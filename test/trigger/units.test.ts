@@ -72,7 +72,7 @@ describe('node description', () => {
 		expect(description.webhooks).toEqual([
 			expect.objectContaining({ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', responseData: '' }),
 		]);
-		expect(description.credentials).toEqual([{ name: 'svcMessagingApi', required: false }]);
+		expect(description.credentials).toEqual([{ name: 'svcMessagingApi', required: false, testedBy: 'svcMessagingApiTest' }]);
 	});
 
 	it('selects delivered, failed and expired by default', () => {
