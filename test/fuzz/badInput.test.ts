@@ -56,7 +56,7 @@ const FUTURE_TIME = [
 /** A number inside other text (a mapped notes column) would text whoever it mentions. */
 const PHONE_NUMBERS = ['', '   ', 'abc', '123', '+1', OBJECT, LIST, HUGE, 'Call +254712345678 now', '📞+254712345678', 'abc+254712345678def', '+254712345678 (Amina)'];
 /** An opt-out read wrongly would let a message out: a list entry that is not a number refuses the send. */
-const DO_NOT_SEND_NUMBERS = ['abc', '0712345678', '+1', OBJECT, [OBJECT], LIST, 'Call +254712345678 now', '+254712345678\nnot a number'];
+const DO_NOT_SEND_NUMBERS = ['abc', '0712345678', '+1', '+2547123', OBJECT, [OBJECT], LIST, 'Call +254712345678 now', '+254712345678\nnot a number'];
 const URLS = [
 	'not a url',
 	'ftp://example.com/x',

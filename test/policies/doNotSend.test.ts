@@ -195,6 +195,17 @@ describe("the credential's Redis list (Do-Not-Send List resource)", () => {
 		expect(emu.control.requests()).toHaveLength(0);
 	});
 
+	it('an entry cut short (+2547123) is refused like a recipient, in the Numbers field and in the list resource; nothing sent, nothing listed', async () => {
+		await expect(executeNode({ parameters: sendParameters(listOf(`${B}, +2547123`)), credentials: apiKeyCredentials(emu.url) }, [{ phone: A }])).rejects.toThrow(
+			'Item 0: "Do-Not-Send List → Numbers" entry 2 is not a complete phone number (too short or too long for its country code) (got "+2547123")',
+		);
+		const credentials = withRedis();
+		await expect(listOp(credentials, 'add', [{ phone: '+2547123' }])).rejects.toThrow('Item 0: "Phone Number" is not a complete phone number');
+		const all = (await executeNode({ parameters: { resource: 'doNotSendList', operation: 'getAll', returnAll: true }, credentials }))[0];
+		expect(all.map((i) => i.json.phoneNumber)).not.toContain('+2547123');
+		expect(emu.control.requests().filter((r) => r.method === 'POST')).toHaveLength(0);
+	});
+
 	it('a bad number is refused per item, naming the field and the value; Continue On Fail outputs it as an error item', async () => {
 		const out = (
 			await executeNode(

@@ -77,9 +77,18 @@ describe('Sending Hours: judged in the recipient\'s local time', () => {
 		expect(out[1]).toMatchObject({ accepted: true, phoneNumber: NG });
 	});
 
-	it('SMS → Send: Send Anyway sends now', async () => {
-		await run(sendParameters({ options: hours({ outside: 'send' }) }), [{ phone: KE }]);
+	it('SMS → Send and Send Bulk: Send Anyway sends now and marks the item sentAnyway (with the local time it was judged at)', async () => {
+		const { out } = await run(sendParameters({ options: hours({ outside: 'send' }) }), [{ phone: KE }, { phone: GH }]);
 		expect(scheduledAtOf(KE)).toBeNull();
+		expect(out[0]).toMatchObject({ accepted: true, sentAnyway: true, outsideSendingHours: true, judgedLocalTime: `${ymd(SIX_PM)}T21:00+03:00` });
+		expect(out[1].sentAnyway).toBeUndefined();
+		const bulk = await run(sendBulkParameters({ options: hours({ outside: 'send' }) }), [{ phone: UG, name: 'A' }, { phone: NG, name: 'B' }]);
+		expect(bulk.out.map((o) => [o.accepted, o.sentAnyway ?? false])).toEqual([
+			[true, true],
+			[true, false],
+		]);
+		expect(scheduledAtOf(UG)).toBeNull();
+		expect(sent(emu).length).toBeGreaterThan(0);
 	});
 
 	it('SMS → Send Bulk: one call per send time: Nairobi and Kampala together at 08:00, Lagos and Accra now', async () => {

@@ -34,7 +34,8 @@ export function countryOfNumber(e164: string): string | undefined {
 	return undefined;
 }
 
-export type NumberCheck = 'mobile' | 'format';
+/** mobile: a valid mobile number of a supported country; format: E.164's shape; complete: the shape and a full number's length, any country (do-not-send entries) */
+export type NumberCheck = 'mobile' | 'format' | 'complete';
 
 export type PhoneResult = { ok: true; e164: string; country?: string } | { ok: false; rule: string };
 
@@ -151,11 +152,12 @@ export function normalizePhoneNumber(
 	const country = defaultCountry ? (defaultCountry as CountryCode) : undefined;
 	const parsed = parsePhoneNumberFromString(compact, country);
 
-	if (check === 'format') {
+	if (check === 'format' || check === 'complete') {
 		const e164 = parsed?.number ?? compact;
-		return E164_SHAPE.test(e164)
-			? { ok: true, e164, country: parsed?.country }
-			: { ok: false, rule: 'must be in E.164 format (+ and country code, no leading zero), e.g. +254712345678' };
+		if (!E164_SHAPE.test(e164)) return { ok: false, rule: 'must be in E.164 format (+ and country code, no leading zero), e.g. +254712345678' };
+		// A number cut short (+2547123) would list nobody: refused, as a recipient's is.
+		if (check === 'complete' && !parsed?.isPossible()) return { ok: false, rule: 'is not a complete phone number (too short or too long for its country code)' };
+		return { ok: true, e164, country: parsed?.country };
 	}
 	if (!parsed) {
 		return {

@@ -36,7 +36,7 @@ export function readDoNotSendNumbers(node: INode, value: unknown, defaultCountry
 	entries.forEach((entry, n) => {
 		if (entry == null || (typeof entry === 'string' && entry.trim() === '')) return;
 		const value: unknown = typeof entry === 'string' ? entry.trim() : entry;
-		const result = normalizePhoneNumber(value, defaultCountry, 'format');
+		const result = normalizePhoneNumber(value, defaultCountry, 'complete');
 		if (!result.ok) {
 			const error = new NodeOperationError(node, `Item 0: "${NUMBERS_LABEL}" entry ${n + 1} ${withValue(result.rule, value)}`, {
 				itemIndex: 0,

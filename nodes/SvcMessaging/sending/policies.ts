@@ -155,8 +155,13 @@ export function applyQuietHours<U extends HoursUnit>(
 			decided++;
 			continue;
 		}
-		if (verdict.kind === 'open' || verdict.kind === 'send') continue;
+		if (verdict.kind === 'open') continue;
 		const fields = verdictFields(verdict, own);
+		if (verdict.kind === 'send') {
+			// Sent as it is (its own Scheduled Time kept), its output marked sentAnyway.
+			u.deferred = own ? { ...fields, scheduledAt: own } : fields;
+			continue;
+		}
 		if (verdict.kind === 'skip') {
 			// What would have been posted, without a send time or cost: nothing goes out, nothing is charged.
 			const { sendAt: _sendAt, credits: _credits, segments: _segments, ...json } = unit.price(u);

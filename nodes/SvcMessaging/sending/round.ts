@@ -129,7 +129,7 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		// Suppressed or skipped by Sending Hours: marked too (nothing would have been sent either way).
 		if (decided) for (const unit of units) if (unit.outcome?.ok) unit.outcome.json.dryRun = true;
 		for (const unit of pending) {
-			const when = unit.deferred ? { ...unit.deferred, sendAt: unit.deferred.scheduledAt } : undefined;
+			const when = unit.deferred ? { ...unit.deferred, ...(unit.deferred.scheduledAt ? { sendAt: unit.deferred.scheduledAt } : {}) } : undefined;
 			unit.outcome = { ok: true, json: { ...price(unit), ...when, dryRun: true } };
 		}
 		// Idempotency Key: whether each key is used already; nothing claimed.

@@ -33,8 +33,8 @@ function lazyStore(open: () => Promise<KeyStore>): KeyStore {
 /**
  * Options → Idempotency Key and Remember Key For (Hours) of every item, read and checked before
  * any request (undefined when the option is not set: nothing is read per item). Keys are scoped by
- * the account (a digest of the service's address and the API key, or the login): the same key
- * from any workflow on the account is the same event. With the credential's shared Redis the
+ * the API key (a digest of the service's address and the API key, or the login): the same key
+ * from any workflow with that API key is the same event; a rotated API key starts with none. With the credential's shared Redis the
  * claims live there; otherwise in this process and in n8n's database for this node.
  */
 /** What the keys need of n8n's context (sendRun.ts reads it). */

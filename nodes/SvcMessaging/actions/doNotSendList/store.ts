@@ -33,7 +33,7 @@ export const numberFields: INodeProperties[] = [
 /** Item `i`'s number in E.164 (any country: chat reaches every one), or its error naming the field. */
 export function numberOf(ctx: IExecuteFunctions, i: number): string {
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
-	return checkPhone(ctx.getNode(), i, ctx.getNodeParameter('phoneNumber', i, ''), { defaultCountry: options.defaultCountry, numberCheck: 'format' }, 'format');
+	return checkPhone(ctx.getNode(), i, ctx.getNodeParameter('phoneNumber', i, ''), { defaultCountry: options.defaultCountry, numberCheck: 'complete' }, 'complete');
 }
 
 /**
