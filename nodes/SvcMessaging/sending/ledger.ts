@@ -102,11 +102,7 @@ export interface SendLedger {
 	finish(): Promise<void>;
 	/** Resolves once what `record` left to a later group write is in n8n's database (ledgerDurable.ts). Never throws. */
 	stored?(): Promise<void>;
-	/**
-	 * Whether a post's "under way" mark is made in its limiter slot, right before it leaves (default),
-	 * or before it waits for its turn: n8n's row of a long run is written in gathers, which a slot
-	 * must not wait for (ledgerDurable.ts).
-	 */
+	/** Whether a post's "under way" mark is made in its limiter slot (default), or before its turn: a slot must not wait for a gather (ledgerDurable.ts). */
 	marksInSlot?(): boolean;
 }
 
