@@ -11,7 +11,7 @@ import { sendBulkParameters } from './sms/fixtures';
  * Text pasted into the editor with {{ }} becomes an n8n expression, and n8n fills the service's
  * placeholders itself before the node sees the text ("Hello {{name}}" → "Hello "). Such a field is
  * refused before any request, naming the item and the placeholders; the escape that n8n's engine
- * really parses ({{ '{{' }}name}}) and a fixed field go out unchanged, and the output shows the text.
+ * really parses ({{ '{{' }}name}}) and a fixed field go out unchanged, and the output shows each recipient's filled text.
  */
 const emu = useEmulator();
 const PHONE = '+254712345678';
@@ -46,15 +46,15 @@ describe('Send Bulk: Message', () => {
 		expect(emu.control.messages()).toHaveLength(0);
 	});
 
-	it('n8n code in an expression is fine; the escape keeps the placeholder; the output echoes the text sent', async () => {
+	it('n8n code in an expression is fine; the escape keeps the placeholder; the output shows the filled text', async () => {
 		const [out] = await bulk("={{ $json.greeting }} {{ '{{' }}name}}, your order {{ '{{' }}order}} has shipped", [{ phone: PHONE, greeting: 'Hello', name: 'Amina', order: 'A-12' }]);
-		expect(out[0].json).toMatchObject({ accepted: true, message: 'Hello {{name}}, your order {{order}} has shipped' });
+		expect(out[0].json).toMatchObject({ accepted: true, message: 'Hello Amina, your order A-12 has shipped' });
 		expect(emu.control.messages().map((m) => m.message)).toEqual(['Hello Amina, your order A-12 has shipped']);
 	});
 
-	it('a fixed field goes out as typed', async () => {
+	it('a fixed field goes out as typed; the service fills it per recipient, as the output shows', async () => {
 		const [out] = await bulk('Hello {{name}}, your order {{order}} has shipped');
-		expect(out[0].json.message).toBe('Hello {{name}}, your order {{order}} has shipped');
+		expect(out[0].json.message).toBe('Hello Amina, your order A-12 has shipped');
 		expect(emu.control.messages().map((m) => m.message)).toEqual(['Hello Amina, your order A-12 has shipped']);
 	});
 });
