@@ -41,6 +41,13 @@ export function workflow(name: string): WorkflowJson {
 	return readWorkflow(join(WORKFLOWS_DIR, name.endsWith('.json') ? name : `${name}.json`));
 }
 
+/** The sms-send workflow with its Send SMS node keyed by `order-{{ $json.ref }}-shipped` (Options → Idempotency Key). */
+export function keyedSmsSend(): WorkflowJson {
+	const wf = workflow('sms-send');
+	const options = { ...(node(wf, 'Send SMS').parameters.options as object), idempotencyKey: "={{ 'order-' + $json.ref + '-shipped' }}" };
+	return withNode(wf, 'Send SMS', { parameters: { options } });
+}
+
 export function node(wf: WorkflowJson, name: string): WorkflowNode {
 	const found = wf.nodes.find((n) => n.name === name);
 	if (!found) throw new Error(`No node "${name}" in workflow "${wf.name}"`);

@@ -1,22 +1,15 @@
 /**
  * Options → Idempotency Key in a real n8n (2.41.1; 1.123.81 with test:e2e:n8n1), the sms-send
  * workflow's Send SMS node keyed by `order-{{ $json.ref }}-shipped`: the same workflow executed
- * twice, twice at the same instant, another workflow with the same key, and the same workflow
- * after n8n restarted, each counted at the emulator: one SMS per key. n8n here is one process
- * without the shared Redis: the keys are claimed in its process (every workflow) and kept in its
- * processed-data table for the node (what the restart shows).
+ * twice, twice at the same instant, and another workflow with the same key, each counted at the
+ * emulator: one SMS per key. n8n here is one process without the shared Redis: the keys are claimed
+ * in its process (every workflow) and kept in its processed-data table for the node (the same
+ * workflow after n8n restarted: restart.e2e.test.ts, on the n8n it restarts).
  */
-import { e2e, expectSuccess, jsonOf, node, out, withNode, workflow } from './context';
-import { emulatorCredentials, N8n } from './harness';
+import { e2e, expectSuccess, jsonOf, keyedSmsSend as keyed, out } from './context';
 
 const { n8n, emulator } = e2e();
 const run = Date.now().toString(36);
-
-const keyed = () => {
-	const wf = workflow('sms-send');
-	const options = { ...(node(wf, 'Send SMS').parameters.options as object), idempotencyKey: "={{ 'order-' + $json.ref + '-shipped' }}" };
-	return withNode(wf, 'Send SMS', { parameters: { options } });
-};
 // This run's messages to the number: other files share the emulator, and may text the same number.
 const smsTo = async (phone: string) => (await emulator.messages()).filter((m) => m.phoneNumber === phone && String(m.reference).endsWith(`-${run}`));
 
@@ -56,30 +49,4 @@ describe('Idempotency Key in real n8n', () => {
 		expect(await smsTo(phone)).toHaveLength(1);
 		await emulator.control('DELETE', '/faults');
 	});
-});
-
-describe('Idempotency Key through an n8n restart (no Redis: the node’s processed-data row)', () => {
-	let own: N8n;
-	beforeAll(async () => {
-		own = await N8n.start({ credentials: emulatorCredentials(emulator.url) });
-	}, 240_000);
-	afterAll(async () => {
-		await own?.stop();
-	});
-
-	test('sent, n8n stopped and started again, the same workflow with the key: still 1 SMS, reported alreadySent', async () => {
-		const phone = '+254712004113';
-		const prepared = await own.prepareRun(keyed());
-		const body = { items: [{ phone, text: 'Your order shipped', ref: `e2e-c-${run}` }] };
-		await prepared.post(body).finish({ keepActive: true });
-		await own.restart();
-		const stored = await own.api<{ nodes: Array<{ type: string; parameters: { path?: string } }> }>('GET', `/workflows/${prepared.workflowId}`);
-		await own.waitForWebhook(stored.nodes.find((n) => n.type === 'n8n-nodes-base.webhook')!.parameters.path!);
-		const second = prepared.post(body);
-		const [, after] = await own.waitForExecutions(prepared.workflowId, 2);
-		await second.finish();
-		const [repeat] = jsonOf(out(expectSuccess(after), 'Send SMS'));
-		expect(repeat).toMatchObject({ accepted: true, alreadySent: true, idempotencyKey: `order-e2e-c-${run}-shipped` });
-		expect(await smsTo(phone)).toHaveLength(1);
-	}, 300_000);
 });

@@ -1,16 +1,21 @@
 /**
- * Never twice where most users run: one n8n with SQLite and no Redis. n8n is killed (SIGKILL, as an
- * out-of-memory kill does) in the middle of a 300-item Send, started again on the same folder, and
- * the crashed execution is retried as a user does (Executions → Retry). The send ledger's record in
- * n8n's own database (its processed-data table) must make the Retry send no number a second SMS
- * and leave no number silently without one; and (at Free) refuse as of unknown outcome only the
- * messages that may have reached the service: a number the Retry refuses must be one the service
- * got a request for before the kill. Counted at the emulator.
+/**
+ * Never twice where most users run: one n8n with SQLite and no Redis, of this file's own, restarted
+ * (the suite's shared n8n stays up for the other files).
+ * - n8n is killed (SIGKILL, as an out-of-memory kill does) in the middle of a 300-item Send, started
+ *   again on the same folder, and the crashed execution is retried as a user does (Executions →
+ *   Retry). The send ledger's record in n8n's own database (its processed-data table) must make the
+ *   Retry send no number a second SMS and leave no number silently without one; and (at Free) refuse
+ *   as of unknown outcome only the messages that may have reached the service: a number the Retry
+ *   refuses must be one the service got a request for before the kill.
+ * - An Idempotency Key sent before n8n is stopped and started again is still known (the node's
+ *   processed-data row): the same workflow sends no second SMS.
+ * Counted at the emulator.
  */
 import { sendWindow } from '../../nodes/SvcMessaging/sending/window';
 import { PLANS } from '../../nodes/SvcMessaging/transport/service';
 import { EmulatorClient, emulatorCredentials, N8n, sleep, waitFor, type Execution } from './harness';
-import { credential, out, pairedIndex, withNode, workflow } from './context';
+import { credential, expectSuccess, jsonOf, keyedSmsSend, out, pairedIndex, withNode, workflow } from './context';
 
 const emulator = new EmulatorClient(process.env.E2E_EMULATOR_URL!);
 const ITEMS = 300;
@@ -112,3 +117,25 @@ test('SIGKILL mid-send at Free, Retry: the unknown outcomes are only requests th
 	// No more than the requests that can be under way at once.
 	expect(r.unknown).toBeLessThanOrEqual(sendWindow(PLANS.free));
 }, 420_000);
+
+describe('Idempotency Key through an n8n restart (no Redis: the node’s processed-data row)', () => {
+	const run = Date.now().toString(36);
+	// This run's messages to the number: other files share the emulator, and may text the same number.
+	const smsTo = async (phone: string) => (await emulator.messages()).filter((m) => m.phoneNumber === phone && String(m.reference).endsWith(`-${run}`));
+
+	test('sent, n8n stopped and started again, the same workflow with the key: still 1 SMS, reported alreadySent', async () => {
+		const phone = '+254712004113';
+		const prepared = await n8n.prepareRun(keyedSmsSend());
+		const body = { items: [{ phone, text: 'Your order shipped', ref: `e2e-c-${run}` }] };
+		await prepared.post(body).finish({ keepActive: true });
+		await n8n.restart();
+		const stored = await n8n.api<{ nodes: Array<{ type: string; parameters: { path?: string } }> }>('GET', `/workflows/${prepared.workflowId}`);
+		await n8n.waitForWebhook(stored.nodes.find((n) => n.type === 'n8n-nodes-base.webhook')!.parameters.path!);
+		const second = prepared.post(body);
+		const [, after] = await n8n.waitForExecutions(prepared.workflowId, 2);
+		await second.finish();
+		const [repeat] = jsonOf(out(expectSuccess(after), 'Send SMS'));
+		expect(repeat).toMatchObject({ accepted: true, alreadySent: true, idempotencyKey: `order-e2e-c-${run}-shipped` });
+		expect(await smsTo(phone)).toHaveLength(1);
+	}, 300_000);
+});

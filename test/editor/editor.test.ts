@@ -8,7 +8,7 @@
  */
 import { SEED_KEYS, SEED_LOGINS } from '../emulator/seed';
 import { CREDENTIAL_IDS, CREDENTIAL_NAMES, http, selectedTarget } from '../e2e/harness';
-import { addFromNodesPanel, editorForEachFile, openProbe, screenshot, searchNodes, useCredential, visibleLabels, type EditorSession } from './editorSession';
+import { closeForm, editorForEachFile, openForm, openWorkflow, screenshot, searchNodes, useCredential, visibleLabels, type EditorSession } from './editorSession';
 
 /**
  * The fields a user needs in each form (written here by hand, not read from the node's
@@ -45,8 +45,7 @@ const FORMS: Array<[string, string, string, string[]]> = [
 
 /**
  * n8n 1.123.81 is the compatibility row: there every sending form (Create and Send*) and the first
- * form of each resource are opened, not all 25 (each form reloads the editor, about 12 s: the row
- * stays inside CI's time). n8n 2 opens every form.
+ * form of each resource are opened, not all 25 (the row stays short in CI). n8n 2 opens every form.
  */
 const formsHere =
 	selectedTarget() === '1' ? FORMS.filter(([resource, , operation], n) => FORMS.findIndex(([r]) => r === resource) === n || /^(Create|Send)/.test(operation)) : FORMS;
@@ -80,8 +79,7 @@ editorForEachFile('last-test', (opened) => (session = opened), async () => {
 describe(`SVC Messaging forms in the n8n editor`, () => {
 	test.each(formsHere)('%s: "%s" shows its fields', async (resource, action, operation, fields) => {
 		const { page } = session;
-		await openProbe(session);
-		await addFromNodesPanel(session, 'SVC Messaging', action);
+		await openForm(session, 'SVC Messaging', action);
 		const labels = (await visibleLabels(page)).filter((l) => !SETTINGS.includes(l));
 		// Resource and Operation stay visible (a credential's displayOptions once hid them).
 		expect(labels.slice(0, 2)).toEqual(['Resource', 'Operation']);
@@ -89,6 +87,7 @@ describe(`SVC Messaging forms in the n8n editor`, () => {
 		expect(await page.locator('[data-test-id="parameter-input-operation"] input').first().inputValue()).toBe(operation);
 		await page.locator('[data-test-id="node-credentials-select"]').first().waitFor();
 		await screenshot(session, `${resource}-${action.replace(/\W+/g, '-').toLowerCase()}`);
+		await closeForm(session);
 	});
 });
 
@@ -108,45 +107,45 @@ describe('pickers and the variable mapper list what the service has', () => {
 	}
 
 	test('Sender ID (SMS → Send) lists the approved sender IDs', async () => {
-		await openProbe(session);
-		await addFromNodesPanel(session, 'SVC Messaging', 'Send an SMS');
+		await openForm(session, 'SVC Messaging', 'Send an SMS');
 		await useCredential(session.page, CREDENTIAL_NAMES.starter);
 		expect(await listEntries('senderId', ['SVCTEST', 'ACMEKE', '20880'])).toEqual(['SVCTEST', 'ACMEKE', '20880']);
 		await screenshot(session, 'picker-sender-id');
+		await closeForm(session);
 	});
 
 	test('Campaign (Campaign → Get) lists the account\'s campaigns', async () => {
-		await openProbe(session);
-		await addFromNodesPanel(session, 'SVC Messaging', 'Get a campaign');
+		await openForm(session, 'SVC Messaging', 'Get a campaign');
 		expect(await listEntries('campaignId', [campaignName])).toEqual([campaignName]);
 		await screenshot(session, 'picker-campaign');
+		await closeForm(session);
 	});
 
 	test('Template (Chat Template → Get) lists the templates', async () => {
-		await openProbe(session);
-		await addFromNodesPanel(session, 'SVC Messaging', 'Get a chat template');
+		await openForm(session, 'SVC Messaging', 'Get a chat template');
 		await useCredential(session.page, CREDENTIAL_NAMES.starter);
 		expect(await listEntries('template', ['otp_code'])).toEqual(['otp_code']);
 		await screenshot(session, 'picker-template');
+		await closeForm(session);
 	});
 
 	test('Chat Message → Send Template: the mapper shows the chosen template\'s variables, each with its text around it', async () => {
 		const { page } = session;
-		await openProbe(session);
-		await addFromNodesPanel(session, 'SVC Messaging', 'Send a chat template message');
+		await openForm(session, 'SVC Messaging', 'Send a chat template message');
 		await useCredential(page, CREDENTIAL_NAMES.starter);
 		await listEntries('template', ['otp_code']);
 		await page.getByText(/^otp_code( \(|$)/).first().click();
 		// The variable first, then the template's text around its place ("Body {{1}}" alone before).
 		await page.getByText(/^Body \{\{1\}\}: \S.*___/).first().waitFor();
 		await screenshot(session, 'mapper-template-variables');
+		await closeForm(session);
 	});
 });
 
 describe('SVC Messaging Trigger', () => {
 	test('shows its production URL and its notice', async () => {
 		const { page, stack } = session;
-		await page.goto(`${stack.n8n.url}/workflow/new`);
+		await openWorkflow(session, 'new');
 		await page.locator('[data-test-id="canvas-add-button"]').first().click();
 		await searchNodes(page, 'SVC');
 		await page.locator('[data-test-id="item-iterator-item"]', { hasText: 'SVC Messaging' }).first().click();
@@ -184,8 +183,7 @@ describe('credential Test', () => {
 	test('a new SVC Messaging API credential: the form opens without errors; a sandbox key shows its notice', async () => {
 		const { page } = session;
 		// As a user creates one: from the node's credential list, "Create new credential".
-		await openProbe(session);
-		await addFromNodesPanel(session, 'SVC Messaging', 'Send an SMS');
+		await openForm(session, 'SVC Messaging', 'Send an SMS');
 		await page.locator('[data-test-id="node-credentials-select"]').first().click();
 		const before = session.consoleErrors.length;
 		await page.locator('[data-test-id="node-credentials-select-item-new"]').first().click();

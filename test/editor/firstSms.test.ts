@@ -11,7 +11,7 @@ import { join } from 'path';
 
 import { SEED_KEYS } from '../emulator/seed';
 import { CREDENTIAL_NAMES, DEFAULT_TARGET, http, ROOT, triggerThenSvcNode } from '../e2e/harness';
-import { editorForEachFile, screenshot, SCREENSHOTS, type EditorSession } from './editorSession';
+import { editorForEachFile, openWorkflow, screenshot, SCREENSHOTS, type EditorSession } from './editorSession';
 
 const PHONE = '+254712345678';
 const DOCS_IMAGES = join(ROOT, 'docs', 'images');
@@ -54,7 +54,7 @@ test('README: SMS → Send with {{ $json.phone }} sends the SMS and shows its re
 	// Through the editor's own REST API: the public API does not take pinned data.
 	const created = await stack.n8n.rest<{ data: { id: string } }>('POST', '/rest/workflows', { ...structuredClone(otpWorkflow), active: false });
 	const id = created.data.id;
-	await page.goto(`${stack.n8n.url}/workflow/${id}`);
+	await openWorkflow(session, id);
 	await page.locator('[data-test-id="canvas-node"]', { hasText: 'Send OTP' }).first().dblclick();
 	const ndv = page.locator('[data-test-id="ndv"]');
 	await ndv.waitFor();

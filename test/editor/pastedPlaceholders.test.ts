@@ -7,7 +7,7 @@
  * posted). Runs in n8n 2.41.1 (`npm run test:editor`) and 1.123.81 (`npm run test:editor:n8n1`).
  */
 import { triggerThenSvcNode, type WorkflowJson } from '../e2e/harness';
-import { editorForEachFile, screenshot, type EditorSession } from './editorSession';
+import { editorForEachFile, openWorkflow, screenshot, type EditorSession } from './editorSession';
 
 const PHONE = '+254712345678';
 const PASTED = 'Hello {{name}}, your order {{order}} has shipped';
@@ -45,7 +45,7 @@ let session: EditorSession;
 async function pasteInto(workflow: WorkflowJson, nodeName: string, parameter: string, text: string): Promise<void> {
 	const { page, stack } = session;
 	const created = await stack.n8n.rest<{ data: { id: string } }>('POST', '/rest/workflows', { ...structuredClone(workflow), active: false });
-	await page.goto(`${stack.n8n.url}/workflow/${created.data.id}`);
+	await openWorkflow(session, created.data.id);
 	await page.locator('[data-test-id="canvas-node"]', { hasText: nodeName }).first().dblclick();
 	await page.locator('[data-test-id="ndv"]').waitFor();
 	const field = page.locator(`[data-test-id="parameter-input-${parameter}"]`).first();

@@ -6,7 +6,7 @@
  */
 import { SEED_KEYS } from '../emulator/seed';
 import { CREDENTIAL_NAMES, http } from '../e2e/harness';
-import { addFromNodesPanel, docsPicture, editorForEachFile, openProbe, useCredential, visibleLabels, type EditorSession } from './editorSession';
+import { closeForm, docsPicture, editorForEachFile, openForm, useCredential, visibleLabels, type EditorSession } from './editorSession';
 
 const PACKAGE = 'n8n-nodes-svc-messaging';
 const DOCUMENTATION_URL = 'https://github.com/svc-messaging/n8n-nodes-svc-messaging#nodes-and-credentials';
@@ -31,8 +31,7 @@ async function pickerShows(parameter: string, entry: string) {
 describe('node version 2 forms', () => {
 	test('Campaign → Create: one campaign for all items, the sender ID picker with no switch, Scheduled Time shown', async () => {
 		const { page } = session;
-		await openProbe(session);
-		await addFromNodesPanel(session, 'SVC Messaging', 'Create a campaign');
+		await openForm(session, 'SVC Messaging', 'Create a campaign');
 		const labels = await visibleLabels(page);
 		expect(labels).toEqual(expect.arrayContaining(['Sender ID', 'Recipients', 'Phone Number', 'Scheduled Time']));
 		expect(labels).not.toContain('Pick Sender ID From Account List');
@@ -46,12 +45,12 @@ describe('node version 2 forms', () => {
 		await page.waitForTimeout(800);
 		await docsPicture(session, 'v2-campaign-create');
 		await pickerShows('senderId', 'SVCTEST');
+		await closeForm(session);
 	});
 
 	test('Campaign → Update: the sender ID picker with no switch', async () => {
 		const { page } = session;
-		await openProbe(session);
-		await addFromNodesPanel(session, 'SVC Messaging', 'Update a campaign');
+		await openForm(session, 'SVC Messaging', 'Update a campaign');
 		const labels = await visibleLabels(page);
 		expect(labels).toContain('Sender ID');
 		expect(labels).not.toContain('Pick Sender ID From Account List');
@@ -60,12 +59,12 @@ describe('node version 2 forms', () => {
 		// The form's Docs link: our http documentationUrl as it is (a codex link would get ?utm_… after its #anchor).
 		expect(await page.locator('[data-test-id="ndv"] a', { hasText: 'Docs' }).first().getAttribute('href')).toBe(DOCUMENTATION_URL);
 		await docsPicture(session, 'v2-campaign-update');
+		await closeForm(session);
 	});
 
 	test('Chat Message: Send Template is the default operation; its picker says why it may be empty and what to do', async () => {
 		const { page } = session;
-		await openProbe(session);
-		await addFromNodesPanel(session, 'SVC Messaging', 'Send an SMS');
+		await openForm(session, 'SVC Messaging', 'Send an SMS');
 		await page.locator('[data-test-id="parameter-input-resource"]').first().click();
 		await page.getByText('Chat Message', { exact: true }).last().click();
 		// The operation a node gets when Chat Message is chosen: version 2's default.
@@ -80,12 +79,12 @@ describe('node version 2 forms', () => {
 		await page.waitForTimeout(800);
 		await docsPicture(session, 'v2-chat-send-template');
 		await pickerShows('template', 'otp_code');
+		await closeForm(session);
 	});
 
 	test('Chat Message → Send: Message Type no longer offers Template', async () => {
 		const { page } = session;
-		await openProbe(session);
-		await addFromNodesPanel(session, 'SVC Messaging', 'Send a chat message');
+		await openForm(session, 'SVC Messaging', 'Send a chat message');
 		expect(await inputValue('phoneNumber').catch(() => '')).toBe('');
 		expect(await page.locator('[data-test-id="parameter-input-phoneNumber"] input').first().getAttribute('placeholder')).toBe('e.g. +254712345678');
 		await page.locator('[data-test-id="parameter-input-messageType"]').first().click();
@@ -97,6 +96,7 @@ describe('node version 2 forms', () => {
 		await page.locator('.el-select-dropdown__item:visible').first().waitFor({ state: 'hidden' }).catch(() => undefined);
 		await page.waitForTimeout(800);
 		await docsPicture(session, 'v2-chat-send');
+		await closeForm(session);
 	});
 });
 
