@@ -12,9 +12,9 @@ import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, type NodeSetup } from '../helpers/n8n';
 import { sendBulkParameters } from '../sms/fixtures';
 import { recordCase } from './tally';
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
-import { heldSize } from '../../nodes/SvcMessaging/sending/ledgerMemory';
-import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledgerBounds';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
+import { heldSize } from '../../nodes/SvcMessaging/sending/ledger/ledgerMemory';
+import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledger/ledgerBounds';
 
 const RUNS = 6;
 const RECIPIENTS_PER_RUN = 10_000;

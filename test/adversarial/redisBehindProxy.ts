@@ -12,7 +12,7 @@ import { live, runningOnly } from '../helpers/live';
 import { useRedis } from '../helpers/redisFixture';
 import type { RedisServer } from '../helpers/services';
 import { startTcpProxy, type TcpProxy } from './tcpProxy';
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
 import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 

@@ -6,7 +6,7 @@
  * went (at most one window: sending/window.ts) can stay marked, and are refused, never sent twice.
  * Counted at the emulator.
  */
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
 import { sendWindow } from '../../nodes/SvcMessaging/sending/window';
 import { PLANS } from '../../nodes/SvcMessaging/transport/service';
 import { executeNode } from '../helpers/n8n';

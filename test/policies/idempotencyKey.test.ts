@@ -13,8 +13,8 @@ import { processedData } from '../helpers/processedData';
 import { executeNode, executeNodeWithHints, type NodeSetup } from '../helpers/n8n';
 import { useRedis } from '../helpers/redisFixture';
 import { apiKeyCredentials, SEED_KEYS, sendBulkParameters, sendParameters } from '../sms/fixtures';
-import { clearLocalKeys } from '../../nodes/SvcMessaging/sending/keyClaims';
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
+import { clearLocalKeys } from '../../nodes/SvcMessaging/sending/keys/keyClaims';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
 import { OPTED_IN } from '../chat/helpers';
 import { createParameters, credentials as campaignCredentials } from '../campaign/helpers';
 

@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { senderForCountry } from '../../nodes/SvcMessaging/sending/senderByCountry';
+import { senderForCountry } from '../../nodes/SvcMessaging/sending/policies/senderByCountry';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNodeWithHints, listSearch } from '../helpers/n8n';
 import { apiKeyCredentials, sendBulkParameters, sendParameters, sent } from '../sms/fixtures';

@@ -11,7 +11,7 @@ import { apiKeyCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, type NodeSetup } from '../helpers/n8n';
 import { useRedisCluster } from '../helpers/redisCluster';
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
 import { sendBulkParameters, sendParameters } from './fixtures';
 
 const REDIS_PASSWORD = 'cluster-ledger-secret-pw-0007';

@@ -9,7 +9,7 @@ import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, type NodeSetup } from '../helpers/n8n';
 import { useRedis } from '../helpers/redisFixture';
 import { OPTED_IN, OPTED_IN_2, OPTED_IN_NG } from '../chat/helpers';
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
 import { sendBulkParameters, sendParameters } from './fixtures';
 
 // A new emulator per test: each test counts every message one service received across its tries.

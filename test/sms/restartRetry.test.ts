@@ -9,7 +9,7 @@ import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, type NodeSetup } from '../helpers/n8n';
 import { processedData } from '../helpers/processedData';
 import { waitFor } from '../helpers/waitFor';
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
 import { sendBulkParameters, sendParameters } from './fixtures';
 
 const emu = useEmulator({ per: 'test' });

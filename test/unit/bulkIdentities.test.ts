@@ -5,7 +5,7 @@
  */
 import { assignIdentities, recipientPayload } from '../../nodes/SvcMessaging/actions/sms/bulkIdentities';
 import type { Group, Recipient } from '../../nodes/SvcMessaging/actions/sms/bulkRecipients';
-import { messageIdentities } from '../../nodes/SvcMessaging/sending/ledger';
+import { messageIdentities } from '../../nodes/SvcMessaging/sending/ledger/ledger';
 
 function group(id: string, placeholders: string[] = []): Group {
 	return { body: { message: `m ${id}` }, id, placeholders, checkFilled: () => undefined };

@@ -1,11 +1,11 @@
 import type { INode } from 'n8n-workflow';
 
-import { readDoNotSendNumbers } from '../../nodes/SvcMessaging/sending/doNotSend';
-import { judgeTogether, readQuietHours, zoneOfNumber, type QuietHours } from '../../nodes/SvcMessaging/sending/quietHours';
+import { readDoNotSendNumbers } from '../../nodes/SvcMessaging/sending/policies/doNotSend';
+import { judgeTogether, readQuietHours, zoneOfNumber, type QuietHours } from '../../nodes/SvcMessaging/sending/policies/quietHours';
 
 const node = { name: 'SVC Messaging' } as INode;
 
-describe('sending/doNotSend.ts: "Do-Not-Send List → Numbers", read once into E.164', () => {
+describe('sending/policies/doNotSend.ts: "Do-Not-Send List → Numbers", read once into E.164', () => {
 	it('a text split at commas, semicolons and new lines; national numbers with Default Country; empty entries ignored', () => {
 		expect([...readDoNotSendNumbers(node, '+254712345601, 0712 345 602;\n\n0712-345-603,', 'KE')!]).toEqual(['+254712345601', '+254712345602', '+254712345603']);
 	});
@@ -33,7 +33,7 @@ describe('sending/doNotSend.ts: "Do-Not-Send List → Numbers", read once into E
 	});
 });
 
-describe('sending/quietHours.ts judgeTogether: one send time for several zones (a campaign)', () => {
+describe('sending/policies/quietHours.ts judgeTogether: one send time for several zones (a campaign)', () => {
 	const hoursOf = (extra: Record<string, unknown> = {}): QuietHours =>
 		readQuietHours(node, { hours: { from: '08:00', until: '20:00', outside: 'schedule', ...extra } }, () => 'Africa/Nairobi')!;
 	const zones = (hours: QuietHours, ...numbers: string[]) => numbers.map((n) => zoneOfNumber(hours, n, 0));

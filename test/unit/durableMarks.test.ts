@@ -1,13 +1,13 @@
 /**
- * The send ledger's marks in n8n's processed-data row (sending/durableMarks.ts, nodeRow.ts), against
+ * The send ledger's marks in n8n's processed-data row (sending/ledger/durableMarks.ts, nodeRow.ts), against
  * the jest stand-in of n8n's store (test/helpers/processedData.ts: md5 hashes, whole-row reads and
  * writes): what a look-up leaves, how many marks stay, and what each message costs in calls.
  */
 import type { ICheckProcessedContextData, DeduplicationScope, ICheckProcessedOptions } from 'n8n-workflow';
 
 import { processedData } from '../helpers/processedData';
-import { durableMarks, type ProcessedData } from '../../nodes/SvcMessaging/sending/durableMarks';
-import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledgerBounds';
+import { durableMarks, type ProcessedData } from '../../nodes/SvcMessaging/sending/ledger/durableMarks';
+import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledger/ledgerBounds';
 
 let n = 0;
 /** n8n's node-facing helpers of one workflow's node, over the stand-in store. */

@@ -1,13 +1,13 @@
 /**
  * Options → Idempotency Key: the option's field rules (rules/idempotencyKey.ts) and the claims in
- * this process (sending/keyClaims.ts): one claim per key, settled only by its holder.
+ * this process (sending/keys/keyClaims.ts): one claim per key, settled only by its holder.
  */
 import type { INode } from 'n8n-workflow';
 
 import { checkIdempotencyKey, checkRememberHours } from '../../nodes/SvcMessaging/rules/idempotencyKey';
-import { claimKeys, type RunKeys } from '../../nodes/SvcMessaging/sending/idempotency';
-import { clearLocalKeys, current, durableKeyStore, KEY_CLAIMS, localKeyStore, type KeyClaim, type KeyStore } from '../../nodes/SvcMessaging/sending/keyClaims';
-import type { ProcessedData } from '../../nodes/SvcMessaging/sending/durableMarks';
+import { claimKeys, type RunKeys } from '../../nodes/SvcMessaging/sending/keys/idempotency';
+import { clearLocalKeys, current, durableKeyStore, KEY_CLAIMS, localKeyStore, type KeyClaim, type KeyStore } from '../../nodes/SvcMessaging/sending/keys/keyClaims';
+import type { ProcessedData } from '../../nodes/SvcMessaging/sending/ledger/durableMarks';
 import type { Outcome } from '../../nodes/SvcMessaging/sending/outcomes';
 
 const node = { name: 'SVC Messaging' } as INode;
@@ -130,7 +130,7 @@ describe("Idempotency Key: n8n's database (a restart is clearLocalKeys(); the ma
 	});
 });
 
-describe('Idempotency Key: a key in progress elsewhere (sending/idempotency.ts)', () => {
+describe('Idempotency Key: a key in progress elsewhere (sending/keys/idempotency.ts)', () => {
 	afterEach(() => {
 		jest.useRealTimers();
 		clearLocalKeys();

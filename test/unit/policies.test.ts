@@ -1,8 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
-import { heldSize } from '../../nodes/SvcMessaging/sending/ledgerMemory';
-import { assertBudget, estimateCredits, readPolicies } from '../../nodes/SvcMessaging/sending/policies';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
+import { heldSize } from '../../nodes/SvcMessaging/sending/ledger/ledgerMemory';
+import { assertBudget, estimateCredits, readPolicies } from '../../nodes/SvcMessaging/sending/policies/policies';
 import { sendOnce, type Posted, type SendUnit } from '../../nodes/SvcMessaging/sending/round';
 import { openSendRun } from '../../nodes/SvcMessaging/sending/sendRun';
 import { API_KEY, fakeContext } from './fakeContext';
@@ -35,7 +35,7 @@ async function round(options: object, list: Unit[], mode = 'manual') {
 	return { outcomes, posted, hints };
 }
 
-describe('sending/policies.ts, applied by the round', () => {
+describe('sending/policies/policies.ts, applied by the round', () => {
 	beforeEach(() => clearLocalLedger());
 
 	it('Dry Run: each unit priced and marked, nothing posted, nothing held in the ledger, a hint with the total', async () => {

@@ -1,7 +1,7 @@
 import type { INode } from 'n8n-workflow';
 
 import { checkTimeZone } from '../../nodes/SvcMessaging/rules/timeZone';
-import { judge, readQuietHours, verdictFields, type QuietHours } from '../../nodes/SvcMessaging/sending/quietHours';
+import { judge, readQuietHours, verdictFields, type QuietHours } from '../../nodes/SvcMessaging/sending/policies/quietHours';
 
 const node = { name: 'SVC Messaging' } as INode;
 const hoursOf = (hours: Record<string, unknown>, zone = 'UTC'): QuietHours =>
@@ -20,7 +20,7 @@ const SIX: Array<[country: string, number: string, offset: number, label: string
 	['GH', '+233241234567', 0, 'GH UTC+00:00'],
 ];
 
-describe('sending/quietHours.ts: the recipient\'s local time, from the number', () => {
+describe('sending/policies/quietHours.ts: the recipient\'s local time, from the number', () => {
 	const hours = hoursOf({});
 
 	describe.each(SIX)('%s (%s)', (_country, number, offset, label) => {

@@ -1,12 +1,12 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger';
-import { heldSize } from '../../nodes/SvcMessaging/sending/ledgerMemory';
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
+import { heldSize } from '../../nodes/SvcMessaging/sending/ledger/ledgerMemory';
 import { failureOf } from '../../nodes/SvcMessaging/sending/outcomes';
 import { sendOnce, type Posted, type SendUnit, type UnitOutcome } from '../../nodes/SvcMessaging/sending/round';
 import { finishRun, openSendRun } from '../../nodes/SvcMessaging/sending/sendRun';
-import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledgerBounds';
+import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledger/ledgerBounds';
 import { accountCredential, API_KEY, fakeContext } from './fakeContext';
 
 /** A post that accepts every unit except those named, which fail as "may have been processed" (a timeout). */

@@ -1,12 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 /*
- * The send policies' fields (sending/policies.ts and the send round apply them to every sending
+ * The send policies' fields (sending/policies/policies.ts and the send round apply them to every sending
  * operation): Dry Run, Idempotency Key and how long it is remembered, Max Credits, Sending Hours and
  * the Do-Not-Send List.
  */
 
-/** Every sending operation (sending/policies.ts): priced, checked, and nothing posted. */
+/** Every sending operation (sending/policies/policies.ts): priced, checked, and nothing posted. */
 export const dryRunOption: INodeProperties = {
 	displayName: 'Dry Run',
 	name: 'dryRun',
@@ -17,7 +17,7 @@ export const dryRunOption: INodeProperties = {
 	hint: 'Nothing is sent and nothing is charged while this is on',
 };
 
-/** Every sending operation (sending/idempotency.ts): one message per business event. */
+/** Every sending operation (sending/keys/idempotency.ts): one message per business event. */
 export const idempotencyKeyOption: INodeProperties = {
 	displayName: 'Idempotency Key',
 	name: 'idempotencyKey',
@@ -39,7 +39,7 @@ export const rememberKeyOption: INodeProperties = {
 	description: 'How long an Idempotency Key holds back a second send: 1 to 72 hours',
 };
 
-/** Every sending operation (sending/policies.ts): the run's credit estimate must not exceed it. */
+/** Every sending operation (sending/policies/policies.ts): the run's credit estimate must not exceed it. */
 export const maxCreditsOption: INodeProperties = {
 	displayName: 'Max Credits',
 	name: 'maxCredits',
@@ -85,7 +85,7 @@ const DAY_NAMES = ['Friday', 'Monday', 'Saturday', 'Sunday', 'Thursday', 'Tuesda
 const ALL_DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
 /**
- * Every sending operation but campaigns (sending/quietHours.ts). `canSchedule`: SMS Send and Send
+ * Every sending operation but campaigns (sending/policies/quietHours.ts). `canSchedule`: SMS Send and Send
  * Bulk can defer a message to the next opening; chat has no schedule, Send and Wait no wait for one.
  */
 export const sendingHoursOption = (canSchedule: boolean): INodeProperties => ({
@@ -143,7 +143,7 @@ export const sendingHoursOption = (canSchedule: boolean): INodeProperties => ({
 });
 
 /**
- * Every sending operation (sending/doNotSend.ts): numbers never sent to, handed over by the
+ * Every sending operation (sending/policies/doNotSend.ts): numbers never sent to, handed over by the
  * workflow. Outside Options on purpose: Options are read per item, and a list mapped from a Data
  * Table's rows must be evaluated once per run, not once per item.
  */

@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { listSenderIds } from '../api/sms';
-import { AUTOMATIC_SENDER } from '../sending/senderByCountry';
+import { AUTOMATIC_SENDER } from '../sending/policies/senderByCountry';
 
 export async function searchSenderIds(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const senderIds = await listSenderIds(this);
@@ -16,7 +16,7 @@ export async function searchSenderIds(this: ILoadOptionsFunctions, filter?: stri
 	};
 }
 
-/** The sender IDs, after "Automatic (by Recipient's Country)" (SMS sends: sending/senderByCountry.ts). */
+/** The sender IDs, after "Automatic (by Recipient's Country)" (SMS sends: sending/policies/senderByCountry.ts). */
 export async function searchSenderIdsOrAutomatic(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const { results } = await searchSenderIds.call(this, filter);
 	const automatic = { name: "Automatic (by Recipient's Country)", value: AUTOMATIC_SENDER };

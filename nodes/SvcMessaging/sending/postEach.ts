@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import type { SvcContext } from '../transport/credentials';
 import type { BeforeSend } from '../transport/request';
-import { messageIdentities } from './ledger';
+import { messageIdentities } from './ledger/ledger';
 import { finishSend, isFailure, outputFailure, type ItemFailure } from './outcomes';
 import { sendOnce, type Posted, type SendUnit } from './round';
-import type { Scheduling } from './policies';
+import type { Scheduling } from './policies/policies';
 import { openSendRun } from './sendRun';
 import { sendWindow } from './window';
 
@@ -33,7 +33,7 @@ export interface PostEachOptions<P extends PreparedPost> {
 	scheduledAtOf?: (prepared: P) => string | undefined;
 	/** whether the item asked for Sender ID "Automatic (by Recipient's Country)" */
 	automaticSender?: (prepared: P) => boolean;
-	/** how the operation takes a deferred message (sending/policies.ts) */
+	/** how the operation takes a deferred message (sending/policies/policies.ts) */
 	scheduling?: Scheduling;
 	/** fields that identify an item in its rejected output item (`prepared` undefined: it failed its checks) */
 	identify: (prepared: P | undefined, itemIndex: number) => IDataObject;

@@ -4,8 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { LEDGER_UNAVAILABLE, REDIS_UNAVAILABLE, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
 import { itemLead, titledErrors } from '../transport/errorTitles';
 import { RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
-import { DatabaseUnavailable } from './durableMarks';
-import { openSendLedger, type EarlierEntry, type LedgerEntry, type RunIdentity, type SendLedger } from './ledger';
+import { DatabaseUnavailable } from './ledger/durableMarks';
+import { openSendLedger, type EarlierEntry, type LedgerEntry, type RunIdentity, type SendLedger } from './ledger/ledger';
 import type { ItemFailure } from './outcomes';
 
 /**

@@ -2,14 +2,14 @@ import type { IDataObject, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { mayHaveBeenProcessed } from '../transport/errors';
-import { claimKeys, peekKeys } from './idempotency';
-import type { EarlierEntry, LedgerEntry } from './ledger';
+import { claimKeys, peekKeys } from './keys/idempotency';
+import type { EarlierEntry, LedgerEntry } from './ledger/ledger';
 import type { ItemFailure, Outcome } from './outcomes';
-import { alreadySentNote, applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, skippedNote, type Scheduling, type SharedSendTime } from './policies';
+import { alreadySentNote, applyQuietHours, assertBudget, budgetNote, dryRunNote, estimateCredits, skippedNote, type Scheduling, type SharedSendTime } from './policies/policies';
 import { failedUnsent, unknownOutcome, unknownOutcomeError } from './recovery';
 import type { SendRun } from './sendRun';
-import { suppressedNote, suppressListed, suppressWithin, type NumbersOfUnit } from './doNotSend';
-import { chooseSenders } from './senderByCountry';
+import { suppressedNote, suppressListed, suppressWithin, type NumbersOfUnit } from './policies/doNotSend';
+import { chooseSenders } from './policies/senderByCountry';
 import { underWay } from './underWay';
 import { postInWindow, redisLost } from './window';
 

@@ -10,15 +10,15 @@ import { sharedLimitOf } from '../transport/redis';
 import { connectKeyLimiter, type BeforeSend } from '../transport/request';
 import type { PlanLimits } from '../transport/service';
 import { assertBalance } from './balance';
-import { readDoNotSendNumbers } from './doNotSend';
-import { durableMarks } from './durableMarks';
-import { openSendLedger, type RunIdentity, type SendLedger } from './ledger';
-import { messageDigestOf, withDurableMarks } from './ledgerDurable';
+import { readDoNotSendNumbers } from './policies/doNotSend';
+import { durableMarks } from './ledger/durableMarks';
+import { openSendLedger, type RunIdentity, type SendLedger } from './ledger/ledger';
+import { messageDigestOf, withDurableMarks } from './ledger/ledgerDurable';
 import type { ItemFailure, RunFacts } from './outcomes';
-import { readPolicies, type SendPolicies } from './policies';
-import type { RunKeys } from './idempotency';
+import { readPolicies, type SendPolicies } from './policies/policies';
+import type { RunKeys } from './keys/idempotency';
 import { openLedger } from './recovery';
-import { readRunKeys } from './runKeys';
+import { readRunKeys } from './keys/runKeys';
 
 /**
  * What one send needs of its node run, gathered once: the node (for errors), Continue On Fail,

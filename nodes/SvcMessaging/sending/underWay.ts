@@ -1,7 +1,7 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { SendLedger } from './ledger';
+import type { SendLedger } from './ledger/ledger';
 
 /**
  * The "under way" mark of one post, made by the request itself (transport/request.ts `beforeSend`)

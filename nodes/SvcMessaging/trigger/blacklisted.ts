@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { normalizePhoneNumber } from '../rules/phone';
-import { doNotSendStore } from '../sending/doNotSendList';
+import { doNotSendStore } from '../sending/policies/doNotSendStore';
 import type { SharedLimitConfig } from '../transport/redis';
 import type { DeliveryReport } from './payload';
 

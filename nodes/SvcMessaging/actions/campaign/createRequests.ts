@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { createCampaign as postCampaign, deleteCampaign, updateCampaign, type BeforeSend } from '../../api/campaigns';
-import { messageIdentities } from '../../sending/ledger';
+import { messageIdentities } from '../../sending/ledger/ledger';
 import { sendOnce, type Posted, type SendUnit, type UnitOutcome } from '../../sending/round';
 import { openSendRun } from '../../sending/sendRun';
 import { UNKNOWN_OUTCOME, withErrorCode, wrapError } from '../../transport/errors';

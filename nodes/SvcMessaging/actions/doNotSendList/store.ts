@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkPhone } from '../../rules/phone';
-import { doNotSendStore, type DoNotSendStore } from '../../sending/doNotSendList';
+import { doNotSendStore, type DoNotSendStore } from '../../sending/policies/doNotSendStore';
 import { ledgerError } from '../../sending/recovery';
 import { getServiceCredentials } from '../../transport/credentials';
 import { INVALID_INPUT, withErrorCode } from '../../transport/errors';

@@ -1,4 +1,4 @@
-import { messageIdentities } from '../../sending/ledger';
+import { messageIdentities } from '../../sending/ledger/ledger';
 import { variablesOf, type Group, type Recipient } from './bulkRecipients';
 
 /**

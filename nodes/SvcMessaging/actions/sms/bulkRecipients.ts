@@ -7,7 +7,7 @@ import { replaceLookalikes, type Gsm7Replacement } from '../../rules/gsm7';
 import { analyzeMessage, fillPlaceholders, placeholdersOf, type MessageStats } from '../../rules/segments';
 import { checkPlaceholderValues, filledMessageCheck, futureTime, recipientList, SMS_LABELS, smsSchema, type FilledMessageCheck } from '../../rules/smsFields';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
-import { AUTOMATIC_SENDER } from '../../sending/senderByCountry';
+import { AUTOMATIC_SENDER } from '../../sending/policies/senderByCountry';
 import { perItemParameter } from '../parameters';
 
 /**

@@ -8,7 +8,7 @@ import { analyzeMessage, type MessageStats } from '../../rules/segments';
 import { futureTime, SMS_LABELS, smsSchema, smsSchemaAllowingPrivateReportHosts } from '../../rules/smsFields';
 import { isFailure, type ItemFailure } from '../../sending/outcomes';
 import { postEach } from '../../sending/postEach';
-import { AUTOMATIC_SENDER } from '../../sending/senderByCountry';
+import { AUTOMATIC_SENDER } from '../../sending/policies/senderByCountry';
 import { getServiceCredentials, isSandboxKey } from '../../transport/credentials';
 import { SERVICE } from '../../transport/service';
 import {

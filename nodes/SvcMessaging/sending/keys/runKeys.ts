@@ -2,17 +2,17 @@ import type { IDataObject, INode } from 'n8n-workflow';
 
 import { NodeOperationError } from 'n8n-workflow';
 
-import { itemList } from '../rules/errorText';
-import { checkIdempotencyKey, checkRememberHours } from '../rules/idempotencyKey';
-import { baseUrlOf } from '../transport/credentials';
-import { INVALID_INPUT, withErrorCode, wrapError } from '../transport/errors';
-import { digest, type SharedLimitConfig } from '../transport/redis';
+import { itemList } from '../../rules/errorText';
+import { checkIdempotencyKey, checkRememberHours } from '../../rules/idempotencyKey';
+import { baseUrlOf } from '../../transport/credentials';
+import { INVALID_INPUT, withErrorCode, wrapError } from '../../transport/errors';
+import { digest, type SharedLimitConfig } from '../../transport/redis';
 import type { ItemKey, RunKeys } from './idempotency';
-import type { ProcessedData } from './durableMarks';
+import type { ProcessedData } from '../ledger/durableMarks';
 import { durableKeyStore, localKeyStore, type KeyStore } from './keyClaims';
 import { redisKeyStore } from './keyClaimsRedis';
-import type { ItemFailure } from './outcomes';
-import type { RunIdentity } from './ledger';
+import type { ItemFailure } from '../outcomes';
+import type { RunIdentity } from '../ledger/ledger';
 
 /** The store opened on first use: a run whose items have no key never connects for it. */
 function lazyStore(open: () => Promise<KeyStore>): KeyStore {

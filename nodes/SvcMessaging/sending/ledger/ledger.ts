@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { digest, type SharedLimitConfig } from '../transport/redis';
+import { digest, type SharedLimitConfig } from '../../transport/redis';
 import { SEND_LEDGER } from './ledgerBounds';
 import { clearHeldEntries, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
 import { redisLedgerStore } from './ledgerRedis';

@@ -1,4 +1,4 @@
-import { redisAddress, redisClient, RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
+import { redisAddress, redisClient, RedisUnavailable, type SharedLimitConfig } from '../../transport/redis';
 
 /**
  * The do-not-send list in the API-key credential's Redis ("Use Redis", parameter

@@ -2,9 +2,9 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 import { randomUUID } from 'crypto';
 
-import { IDEMPOTENCY_KEY_HELD, mayHaveBeenProcessed, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
+import { IDEMPOTENCY_KEY_HELD, mayHaveBeenProcessed, UNKNOWN_OUTCOME, withErrorCode } from '../../transport/errors';
 import { current, KEY_CLAIMS, type KeyAsk, type KeyClaim, type KeyStore } from './keyClaims';
-import type { ItemFailure, Outcome } from './outcomes';
+import type { ItemFailure, Outcome } from '../outcomes';
 
 /** One item's key: as the user wrote it, its digest (scoped by the account) and how long it holds. */
 export interface ItemKey extends KeyAsk {

@@ -1,4 +1,4 @@
-import { digest, redisAddress, type SharedLimitConfig } from '../transport/redis';
+import { digest, redisAddress, type SharedLimitConfig } from '../../transport/redis';
 import type { DurableMarks } from './durableMarks';
 import type { EarlierEntry, RunIdentity, SendLedger } from './ledger';
 import { SEND_LEDGER } from './ledgerBounds';

@@ -1,6 +1,6 @@
-import { redisClient, type SharedLimitConfig } from '../transport/redis';
+import { redisClient, type SharedLimitConfig } from '../../transport/redis';
 import type { KeyClaim, KeyStore } from './keyClaims';
-import { redisTries } from './redisTries';
+import { redisTries } from '../stores/redisTries';
 
 /**
  * Replaces a claim only when its holder asks (its token): settles it with the result, marks it of

@@ -1,5 +1,5 @@
-import { redisAddress, RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
-import { SEND_LEDGER } from './ledgerBounds';
+import { redisAddress, RedisUnavailable, type SharedLimitConfig } from '../../transport/redis';
+import { SEND_LEDGER } from '../ledger/ledgerBounds';
 import { triedAgain } from './triedAgain';
 
 /**

@@ -1,9 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { listSenderIds } from '../api/sms';
-import { countryOfNumber } from '../rules/phone';
-import { SERVICE } from '../transport/service';
-import type { SendRun } from './sendRun';
+import { listSenderIds } from '../../api/sms';
+import { countryOfNumber } from '../../rules/phone';
+import { SERVICE } from '../../transport/service';
+import type { SendRun } from '../sendRun';
 
 /** Sender ID "Automatic (by Recipient's Country)": the value the pickers offer for it. */
 export const AUTOMATIC_SENDER = 'auto';

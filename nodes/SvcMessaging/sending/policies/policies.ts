@@ -1,9 +1,9 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CREDIT_BUDGET_EXCEEDED, INVALID_INPUT, withErrorCode } from '../transport/errors';
+import { CREDIT_BUDGET_EXCEEDED, INVALID_INPUT, withErrorCode } from '../../transport/errors';
 import type { DoNotSend } from './doNotSend';
-import type { ItemFailure } from './outcomes';
+import type { ItemFailure } from '../outcomes';
 import { judge, judgeTogether, readQuietHours, verdictFields, zoneOfNumber, type QuietHours, type Verdict, type Zone } from './quietHours';
 
 /**

@@ -1,8 +1,8 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { countryOfNumber } from '../rules/phone';
-import { INVALID_INPUT, withErrorCode } from '../transport/errors';
+import { countryOfNumber } from '../../rules/phone';
+import { INVALID_INPUT, withErrorCode } from '../../transport/errors';
 
 /**
  * "Sending Hours": a message goes out only when the recipient's local time is inside the allowed

@@ -1,16 +1,16 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { withValue } from '../rules/errorText';
-import { normalizePhoneNumber } from '../rules/phone';
-import { INVALID_INPUT, withErrorCode } from '../transport/errors';
-import type { SharedLimitConfig } from '../transport/redis';
-import { DO_NOT_SEND, doNotSendStore } from './doNotSendList';
-import type { ItemFailure } from './outcomes';
+import { withValue } from '../../rules/errorText';
+import { normalizePhoneNumber } from '../../rules/phone';
+import { INVALID_INPUT, withErrorCode } from '../../transport/errors';
+import type { SharedLimitConfig } from '../../transport/redis';
+import { DO_NOT_SEND, doNotSendStore } from './doNotSendStore';
+import type { ItemFailure } from '../outcomes';
 
 /**
  * The do-not-send list of a send: numbers that are never posted to. Two stores, either or both:
- * the credential's shared Redis (doNotSendList.ts; checked by every send of such a credential,
+ * the credential's shared Redis (doNotSendStore.ts; checked by every send of such a credential,
  * in batches) and "Do-Not-Send List → Numbers", the list the workflow hands over itself (e.g.
  * mapped from an n8n Data Table's rows), read ONCE per run into a set. Both hold E.164 numbers,
  * so `0712…` (with Default Country) and `+254712…` are one number.

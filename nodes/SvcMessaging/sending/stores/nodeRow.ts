@@ -1,7 +1,7 @@
 import type { DeduplicationHelperFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { SEND_LEDGER } from './ledgerBounds';
+import { SEND_LEDGER } from '../ledger/ledgerBounds';
 import { triedAgain } from './triedAgain';
 
 /** The part of n8n's processed-data helpers (the Remove Duplicates node's store) the marks use. */

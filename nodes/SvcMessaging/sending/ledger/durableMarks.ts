@@ -1,8 +1,8 @@
 import { SEND_LEDGER } from './ledgerBounds';
-import { ROW_OPTIONS, rowOf, type ProcessedData } from './nodeRow';
+import { ROW_OPTIONS, rowOf, type ProcessedData } from '../stores/nodeRow';
 
-export type { ProcessedData } from './nodeRow';
-export { addNodeMarks, nodeRowWritten, onNodeRow } from './nodeRow';
+export type { ProcessedData } from '../stores/nodeRow';
+export { addNodeMarks, nodeRowWritten, onNodeRow } from '../stores/nodeRow';
 
 /**
  * The send ledger's record in n8n's own database, for an n8n without the shared Redis: it outlives

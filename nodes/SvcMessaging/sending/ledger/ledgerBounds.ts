@@ -1,5 +1,5 @@
 /**
- * The send ledger (sending/ledger.ts): what each send operation already sent, so that no retry
+ * The send ledger (sending/ledger/ledger.ts): what each send operation already sent, so that no retry
  * sends it again. Not in the spec: the package's own bounds.
  */
 export const SEND_LEDGER = {
@@ -13,7 +13,7 @@ export const SEND_LEDGER = {
 	redisTtlMs: 72 * 3600 * 1000,
 	/**
 	 * the in-process ledger's size (estimated bytes); past it whole runs go: finished ones first,
-	 * then open ones not written to for `openRunProtectionMs` (sending/ledgerMemory.ts)
+	 * then open ones not written to for `openRunProtectionMs` (sending/ledger/ledgerMemory.ts)
 	 */
 	maxMemoryBytes: 24 * 1024 * 1024,
 	/** an open run written to this recently is never evicted: its Retry On Fail must find all it sent */
@@ -24,7 +24,7 @@ export const SEND_LEDGER = {
 	redisRetryDelaysMs: [100, 400],
 	/** keys per Redis round trip */
 	redisBatch: 1_000,
-	/** the record in n8n's database without the shared Redis (sending/durableMarks.ts, nodeRow.ts) */
+	/** the record in n8n's database without the shared Redis (sending/ledger/durableMarks.ts, nodeRow.ts) */
 	durable: {
 		/**
 		 * n8n's own trim of the node's row (oldest marks first; two a message): only marks no run took

@@ -1,6 +1,6 @@
-import { redisClient, scopedPrefix, type SharedLimitConfig } from '../transport/redis';
+import { redisClient, scopedPrefix, type SharedLimitConfig } from '../../transport/redis';
 import { SEND_LEDGER } from './ledgerBounds';
-import { redisTries } from './redisTries';
+import { redisTries } from '../stores/redisTries';
 
 /**
  * The send ledger's part in the credential's shared Redis: entries under `<prefix>:sent:<digest>`,

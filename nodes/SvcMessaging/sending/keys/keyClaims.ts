@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { addNodeMarks, nodeRowWritten, onNodeRow, type ProcessedData } from './durableMarks';
-import { SEND_LEDGER } from './ledgerBounds';
+import { addNodeMarks, nodeRowWritten, onNodeRow, type ProcessedData } from '../ledger/durableMarks';
+import { SEND_LEDGER } from '../ledger/ledgerBounds';
 
 /**
  * Options → Idempotency Key: one message per business event. A key is claimed atomically before
