@@ -5,7 +5,7 @@ import type { BeforeSend } from '../transport/request';
 import { messageIdentities } from './ledger/ledger';
 import { finishSend, isFailure, outputFailure, type ItemFailure } from './outcomes';
 import { sendOnce, type Posted, type SendUnit } from './round';
-import type { Scheduling } from './policies/policies';
+import type { Scheduling } from './policies/sendingHours';
 import { openSendRun } from './sendRun';
 import { sendWindow } from './window';
 

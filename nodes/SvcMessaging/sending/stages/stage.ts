@@ -3,7 +3,7 @@ import type { IDataObject, NodeApiError, NodeOperationError } from 'n8n-workflow
 import type { NumbersOfUnit } from '../policies/doNotSend';
 import type { EarlierEntry } from '../ledger/ledger';
 import type { Outcome } from '../outcomes';
-import type { HoursCount, Scheduling, SharedSendTime } from '../policies/policies';
+import type { HoursCount, Scheduling, SharedSendTime } from '../policies/sendingHours';
 import type { SendRun } from '../sendRun';
 
 /** One message (or campaign) of a send, under its identity in the send ledger. */

@@ -1,0 +1,26 @@
+import { agentCap } from './agentCap';
+import { doNotSendList } from './doNotSendList';
+import { dryRun } from './dryRun';
+import { idempotencyKey } from './idempotencyKey';
+import { ledgerLookup } from './ledgerLookup';
+import { maxCredits } from './maxCredits';
+import { sendingHours } from './sendingHours';
+import { senderIdAutomatic } from './senderIdAutomatic';
+import type { Stage } from './stage';
+
+/**
+ * The order in which the round (../round.ts) applies the stages to every sending operation: the
+ * user's policies first (a suppressed, skipped, refused or dry-run message posts and marks
+ * nothing), then what keeps a message from going twice, then the agents' cap, right before the
+ * posts. A new policy is one file here and one line in this list.
+ */
+export const SEND_STAGES: readonly Stage[] = [
+	senderIdAutomatic,
+	doNotSendList,
+	sendingHours,
+	maxCredits,
+	dryRun,
+	ledgerLookup,
+	idempotencyKey,
+	agentCap,
+];
