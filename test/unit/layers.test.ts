@@ -94,4 +94,33 @@ describe('layers', () => {
 		const tuning = ['SEND_LEDGER', 'DELIVERY_WAIT', 'BULK_RECIPIENTS_IN_FLIGHT', 'LOGIN_RETRY', 'MEDIA_CHECK', 'TRIGGER_LIMITS'];
 		expect(tuning.filter((name) => new RegExp(`export const ${name}\\b`).test(service))).toEqual([]);
 	});
+
+	it('no files import each other in a loop (type imports included)', () => {
+		const edges = new Map<string, string[]>();
+		for (const { from, to } of imports) if (!to.startsWith('..')) edges.set(from.replace(/\.ts$/, ''), [...(edges.get(from.replace(/\.ts$/, '')) ?? []), to.replace(/\/index$/, '/index')]);
+		const resolved = (to: string) => (edges.has(to) ? to : edges.has(`${to}/index`) ? `${to}/index` : to);
+		const loops: string[] = [];
+		const state = new Map<string, 'open' | 'done'>();
+		const visit = (file: string, path: string[]) => {
+			if (state.get(file) === 'done') return;
+			if (state.get(file) === 'open') {
+				loops.push([...path.slice(path.indexOf(file)), file].join(' → '));
+				return;
+			}
+			state.set(file, 'open');
+			for (const next of edges.get(file) ?? []) visit(resolved(next), [...path, file]);
+			state.set(file, 'done');
+		};
+		for (const file of edges.keys()) visit(file, []);
+		expect(loops).toEqual([]);
+	});
+
+	it('sending/: a folder per concern, none of more than 12 files; the stages in one ordered list', () => {
+		const folders = [join(NODE, 'sending'), ...readdirSync(join(NODE, 'sending')).map((name) => join(NODE, 'sending', name)).filter((path) => statSync(path).isDirectory())];
+		const crowded = folders.filter((folder) => readdirSync(folder).filter((name) => name.endsWith('.ts')).length > 12);
+		expect(crowded.map((folder) => relative(NODE, folder))).toEqual([]);
+		const stages = readdirSync(join(NODE, 'sending/stages')).filter((name) => !['index.ts', 'stage.ts'].includes(name));
+		const list = readFileSync(join(NODE, 'sending/stages/index.ts'), 'utf8');
+		expect(stages.filter((name) => !list.includes(`from './${name.replace(/\.ts$/, '')}'`))).toEqual([]);
+	});
 });
