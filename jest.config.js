@@ -23,6 +23,7 @@ const shared = {
 const PROCESSES = [
 	'ai/clusterCap.test.ts',
 	'ai/messageCap.test.ts',
+	'credentials/credentialTest.test.ts',
 	'emulator/cli.test.ts',
 	'fuzz/secretsInMessages.test.ts',
 	'helpers/tsNodeImports.test.ts',
