@@ -122,6 +122,40 @@ describe('Idempotency Key without the shared Redis (this process, n8n’s databa
 		expect(smsTo(KE)).toHaveLength(1);
 	});
 
+	it.each([
+		['in this process', false, 'free'],
+		['after n8n restarts (n8n’s database)', true, 'starter'],
+	] as const)('Remember Key For 1 hour, %s: held for the hour, sent again once it is over (not at the end of a 3-hour bucket)', async (_, restart, plan) => {
+		const hour = 3600_000;
+		const realNow = Date.now;
+		// Claimed 5 minutes into a 3-hour bucket of n8n's database marks: the bucket ends 2 h 55 min later.
+		// (The clock only moves forward: the key's limiter reads it too.)
+		const t0 = Math.ceil(realNow() / (3 * hour)) * 3 * hour + 5 * 60_000;
+		let offset = t0 - realNow();
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offset);
+		try {
+			const again = async (label: string, at: number) => {
+				offset = at - realNow();
+				if (restart) (clearLocalKeys(), clearLocalLedger());
+				// A key of its own: its limiter sees this test's clock only.
+				const credentials = apiKeyCredentials(emu.url, { plan });
+				return (await send({ parameters: keyed({}, { rememberKeyHours: 1 }), credentials, executionId: `idem-${n}-${label}` }, [{ phone: KE, key }]))[0];
+			};
+			expect(await again('first', t0)).toMatchObject({ accepted: true });
+			expect(await again('within', t0 + 58 * 60_000)).toMatchObject({ accepted: true, alreadySent: true, idempotencyKey: key });
+			expect(smsTo(KE)).toHaveLength(1);
+			const after = await again('after', t0 + hour + 2 * 60_000);
+			expect(after).toMatchObject({ accepted: true });
+			expect(after.alreadySent).toBeUndefined();
+			expect(smsTo(KE)).toHaveLength(2);
+			// The new send holds the key again.
+			expect(await again('afterAgain', t0 + hour + 3 * 60_000)).toMatchObject({ alreadySent: true });
+			expect(smsTo(KE)).toHaveLength(2);
+		} finally {
+			clock.mockRestore();
+		}
+	}, 60_000);
+
 	it('n8n killed right after the execution ended: the key is already in n8n’s database as sent (not left to a later write)', async () => {
 		const [first] = await send({ parameters: keyed(), executionId: `idem-${n}-killed` }, [{ phone: KE, key }]);
 		// What the database holds when the node returns; a later group write would be lost with the process.

@@ -124,6 +124,26 @@ describe("Idempotency Key: n8n's database (a restart is clearLocalKeys(); the ma
 		expect([...marks].filter((m) => m.startsWith('s:'))).toEqual(sentMarks);
 	});
 
+	it('a claim mark written before claims had end marks (an upgrade) holds to its bucket end, as it did', async () => {
+		marks.add(`k:legacy:${Math.floor(t0 / (3 * hour))}`);
+		expect((await restarted().claim([{ digest: 'legacy', ttlMs: hour }], claim('a', t0 + 1.5 * hour)))[0]).toMatchObject({ state: 'unknown', durable: true });
+		// Asking left no marks of its own behind.
+		expect([...marks].filter((m) => m.includes('legacy'))).toEqual([`k:legacy:${Math.floor(t0 / (3 * hour))}`]);
+		// The next bucket: free.
+		expect(await restarted().claim([{ digest: 'legacy', ttlMs: hour }], claim('b', t0 + 2 * hour))).toEqual([undefined]);
+	});
+
+	it('a 1-hour key holds to the minute asked after a restart, then is free; a claim released takes its end mark with it', async () => {
+		const oneHour = { digest: 'hour', ttlMs: hour };
+		expect(await restarted().claim([oneHour], claim('a', t0))).toEqual([undefined]);
+		expect((await restarted().claim([oneHour], claim('b', t0 + hour - 1)))[0]).toMatchObject({ durable: true });
+		expect(await restarted().claim([oneHour], claim('c', t0 + hour + 60_000))).toEqual([undefined]);
+		const store = restarted();
+		expect(await store.claim([{ digest: 'released', ttlMs: hour }], claim('d', t0))).toEqual([undefined]);
+		await store.settle({ digest: 'released', ttlMs: hour }, 'd', undefined);
+		expect([...marks].filter((m) => m.includes(':released:'))).toEqual([]);
+	});
+
 	it('a key whose execution stopped before it was settled is of unknown outcome after the restart, never free', async () => {
 		await restarted().claim([ask('stopped')], claim('a', t0));
 		expect((await restarted().claim([ask('stopped')], claim('b', t0 + 4 * hour)))[0]).toMatchObject({ state: 'unknown', durable: true });

@@ -59,10 +59,12 @@ export const KEY_CLAIMS = {
 	/** keys this process holds without the shared Redis (oldest dropped first; n8n's database keeps its marks) */
 	maxLocalKeys: 100_000,
 	/**
-	 * n8n's database: a claim is marked in every bucket of this length it covers (so it holds up to one
-	 * bucket longer than asked), and "sent" once, in the bucket it was claimed in
+	 * n8n's database: a claim is marked in every bucket of this length it covers, "sent" once, in the
+	 * bucket it was claimed in, and its end once, to the minute (expiryMs)
 	 */
 	durableBucketMs: 3 * 3600_000,
+	/** n8n's database: a claim's end is marked to this precision (it holds up to this much longer than asked) */
+	expiryMs: 60_000,
 	/**
 	 * n8n's database: keys of one run marked there (up to 26 marks each, 10 at 24 hours); the rest are claimed in
 	 * this process only, so that a large keyed Send Bulk does not push the send ledger's own marks out
@@ -117,11 +119,38 @@ export function clearLocalKeys(): void {
 	local.clear();
 }
 
+/** The ledger's own row and bound: every call trims the row to it. */
+type RowOptions = { mode: 'entries'; maxEntries: number };
 const bucket = (at: number) => Math.floor(at / KEY_CLAIMS.durableBucketMs);
-/** The buckets a claim made at `at` covers: it is found in any of them. */
-const covered = (at: number, ttlMs: number) => Array.from({ length: bucket(at + ttlMs) - bucket(at) + 1 }, (_, n) => bucket(at) + n);
+/** The buckets a claim made at `at` covers, to its last held instant: it is found in any of them. */
+const covered = (at: number, ttlMs: number) => Array.from({ length: bucket(at + ttlMs - 1) - bucket(at) + 1 }, (_, n) => bucket(at) + n);
 const claimMark = (digest: string, b: number) => `k:${digest}:${b}`;
 const sentMark = (digest: string, b: number) => `s:${digest}:${b}`;
+/** A claim's end, to the minute (rounded up: never shorter than asked); it lies in the claim's last bucket. */
+const endSlot = (at: number, ttlMs: number) => Math.ceil((at + ttlMs) / KEY_CLAIMS.expiryMs);
+const endMark = (digest: string, slot: number) => `x:${digest}:${slot}`;
+/** The end marks a claim found in bucket `b` may have: ends after the bucket's start, up to its end. */
+const endMarksIn = (digest: string, b: number) => {
+	const perBucket = KEY_CLAIMS.durableBucketMs / KEY_CLAIMS.expiryMs;
+	return Array.from({ length: perBucket }, (_, n) => endMark(digest, b * perBucket + 1 + n));
+};
+/**
+ * A claim mark found in the current bucket: whether its claim still holds at `now`. It holds when it
+ * covers the next bucket too, or when its end (marked to the minute) is after `now`. A bucket with no
+ * end mark at all was marked before claims had them (an upgrade): held to the bucket's end, as then.
+ */
+async function stillHeld(h: ProcessedData, digest: string, now: number, options: RowOptions): Promise<boolean> {
+	const b = bucket(now);
+	const asked = [claimMark(digest, b + 1), ...endMarksIn(digest, b)];
+	const found = await h.checkProcessedAndRecord(asked, 'node', options);
+	// Asking recorded the marks not found: they must go again.
+	if (found.new.length) await h.removeProcessed(found.new, 'node', options);
+	const seen = new Set(found.processed.map(String));
+	if (seen.has(asked[0])) return true;
+	const ends = asked.slice(1).filter((mark) => seen.has(mark));
+	if (ends.length === 0) return true;
+	return ends.some((mark) => Number(mark.slice(mark.lastIndexOf(':') + 1)) * KEY_CLAIMS.expiryMs > now);
+}
 
 /**
  * The claims of one workflow's node also in n8n's database (the processed-data row the send
@@ -130,8 +159,7 @@ const sentMark = (digest: string, b: number) => `s:${digest}:${b}`;
  */
 export function durableKeyStore(inner: KeyStore, scopeKey: string, helpers: ProcessedData): KeyStore {
 	const row = <T>(call: (h: ProcessedData) => Promise<T>) => onNodeRow(scopeKey, helpers, call);
-	// The ledger's own row and bound: every call trims the row to it.
-	const options = { mode: 'entries' as const, maxEntries: SEND_LEDGER.durable.maxMarks };
+	const options: RowOptions = { mode: 'entries', maxEntries: SEND_LEDGER.durable.maxMarks };
 	/** the keys this run marked in the row: only theirs are settled there */
 	const marked = new Set<string>();
 	return {
@@ -143,8 +171,10 @@ export function durableKeyStore(inner: KeyStore, scopeKey: string, helpers: Proc
 			const now = bucket(mine.at);
 			const before = await row(async (h) => {
 				const seen = new Set((await h.checkProcessedAndRecord(fresh.map((a) => claimMark(a.digest, now)), 'node', options)).processed.map(String));
-				const claimed = fresh.filter((a) => seen.has(claimMark(a.digest, now)));
-				const rest = fresh.filter((a) => !seen.has(claimMark(a.digest, now))).flatMap((a) => covered(mine.at, a.ttlMs).slice(1).map((b) => claimMark(a.digest, b)));
+				const claimed: KeyAsk[] = [];
+				for (const a of fresh) if (seen.has(claimMark(a.digest, now)) && (await stillHeld(h, a.digest, mine.at, options))) claimed.push(a);
+				// Ours: its later buckets and its end.
+				const rest = fresh.filter((a) => !claimed.includes(a)).flatMap((a) => [...covered(mine.at, a.ttlMs).slice(1).map((b) => claimMark(a.digest, b)), endMark(a.digest, endSlot(mine.at, a.ttlMs))]);
 				if (rest.length) await h.checkProcessedAndRecord(rest, 'node', options);
 				if (claimed.length === 0) return new Map<string, boolean>();
 				// A key's "sent" mark is in the bucket it was claimed in, no longer ago than its hours.
@@ -181,7 +211,8 @@ export function durableKeyStore(inner: KeyStore, scopeKey: string, helpers: Proc
 				// key claimed without "sent": of unknown outcome after the restart, never sent again.
 				void addNodeMarks(scopeKey, helpers, [sentMark(ask.digest, bucket(at))]).catch(() => undefined);
 			} else if (!next) {
-				await row(async (h) => await h.removeProcessed(covered(at, ask.ttlMs).map((b) => claimMark(ask.digest, b)), 'node', options)).catch(() => undefined);
+				const marks = [...covered(at, ask.ttlMs).map((b) => claimMark(ask.digest, b)), endMark(ask.digest, endSlot(at, ask.ttlMs))];
+				await row(async (h) => await h.removeProcessed(marks, 'node', options)).catch(() => undefined);
 			}
 			return true;
 		},
