@@ -78,6 +78,16 @@ export interface SendRunOptions {
 
 const nothingBefore: BeforeSend = async () => undefined;
 
+/** A dry run posts and marks nothing, so it opens no ledger: no Redis, no n8n database. */
+const DRY_RUN_LEDGER: SendLedger = {
+	consult: false,
+	lookup: async (identities) => identities.map(() => undefined),
+	held: (identities) => identities.map(() => false),
+	begin: async () => undefined,
+	record: async () => undefined,
+	finish: async () => undefined,
+};
+
 /**
  * Sending Hours' time zone of each item, for numbers outside the six countries: its Time Zone
  * field (an IANA name, mappable per item), else the workflow's. Every item's is checked here,
@@ -156,12 +166,12 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 		await connectKeyLimiter.call(ctx);
 		// The credential's shared Redis, if any: the ledger and the cap keep their counts there too.
 		const shared = sharedLimitOf(apiCredentials);
-		ledger = await openLedger(identity, shared, facts);
+		ledger = policies.dryRun ? DRY_RUN_LEDGER : await openLedger(identity, shared, facts);
 		// n8n's own database keeps what a restart of n8n (or of a Redis without persistence) forgets.
-		ledger = withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers, messageDigestOf(identity)), { shared, followsMessages });
+		if (!policies.dryRun) ledger = withDurableMarks(ledger, identity, durableMarks(`${identity.workflowId}\u0000${identity.nodeId}`, ctx.helpers, messageDigestOf(identity)), { shared, followsMessages });
 		cap = agentCapOf(ctx, shared);
 	} else {
-		ledger = await openSendLedger(identity);
+		ledger = policies.dryRun ? DRY_RUN_LEDGER : await openSendLedger(identity);
 	}
 	return {
 		...facts,
