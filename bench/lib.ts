@@ -53,9 +53,11 @@ export async function call(url: string, method: string, path: string, body?: unk
 }
 
 /** A fresh account with a large balance and one key per scenario (each key has its own rate budget). */
+let seeded = 0;
 export async function seedAccount(url: string, keys: Array<{ key: string; plan: Plan }>) {
 	const { status, body } = await call(url, 'POST', '/__emulator/accounts', {
-		email: `bench-${Date.now()}@svc.test`,
+		// One email per account: rows seed theirs at the same millisecond (Promise.all).
+		email: `bench-${Date.now()}-${++seeded}@svc.test`,
 		password: 'bench-password',
 		credits: 10_000_000,
 		apiKeys: keys.map((k) => ({ key: k.key, tier: k.plan, label: 'bench' })),
