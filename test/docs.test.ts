@@ -1,10 +1,11 @@
 /**
  * README and docs/ as a user reads them: every relative link resolves to a file of this repository
  * and every `#anchor` to a heading of its target (GitHub's slugs), the nodes' documentation links
- * open a README heading, README stays a five-minute read
- * (at most 300 lines, no test file names, no internal constant names, no dated figures), every
- * README Assumptions row is one line of two cells, and docs/emulator.md lists every key, login and
- * seeded item of the emulator that a user types into a credential.
+ * open a README heading, README stays a five-minute read (at most 15 KB and 300 lines, no line over
+ * 200 characters outside code, no table cell over one sentence, no test file names, no internal
+ * constant names, no dated figures), the "not shown" contract is written only in docs/assumptions.md,
+ * docs/layout.md names every folder of the action node, and docs/emulator.md lists every key, login
+ * and seeded item of the emulator that a user types into a credential.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'fs';
 import { dirname, join, relative, resolve } from 'path';
@@ -89,18 +90,39 @@ describe('README.md', () => {
 
 	it('has the sections a new user looks for', () => {
 		const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
-		for (const section of ['Install', 'Send your first SMS', 'Nodes and credentials', 'Delivery reports', 'Send and Wait', 'AI agents', 'n8n 3 and Docker', 'Troubleshooting', 'Compatibility', 'Links', 'Assumptions']) {
+		for (const section of ['Install', 'Send your first SMS', 'Nodes and credentials', 'Delivery reports', 'Send and Wait', 'AI agents', 'n8n 3 and Docker', 'Troubleshooting', 'Compatibility', 'Development', 'Links']) {
 			expect(headings).toContain(section);
 		}
 		expect(readme).toContain('N8N_UNVERIFIED_PACKAGES_ENABLED=true');
+		expect(readme).toContain('npm test');
 	});
 
-	it('keeps the Assumptions table last, one line of two cells per assumption', () => {
-		const section = readme.slice(readme.indexOf('\n## Assumptions\n'));
-		expect(section.slice(1).match(/^## /gm)).toHaveLength(1);
-		const rows = section.split('\n').filter((line) => line.startsWith('|'));
-		expect(rows.length).toBeGreaterThan(70);
-		for (const row of rows) expect(row.replace(/\\\|/g, '').replace(/`[^`]*`/g, '').split('|')).toHaveLength(4);
+	it('is at most 15 KB, with no line over 200 characters outside code blocks', () => {
+		expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(15 * 1024);
+		const long = readme.replace(/```[\s\S]*?```/g, '').split('\n').filter((line) => line.length > 200);
+		expect(long).toEqual([]);
+	});
+
+	it('says at most one sentence in a table cell', () => {
+		const cells = prose(readme)
+			.split('\n')
+			.filter((line) => line.startsWith('|') && !/^\|[-| ]+\|$/.test(line))
+			.flatMap((line) => line.replace(/\\\|/g, '').split('|').slice(1, -1));
+		expect(cells.length).toBeGreaterThan(10);
+		expect(cells.filter((cell) => /[.!?]\s+\S/.test(cell.replace(/\b(?:e\.g|i\.e)\./g, '')))).toEqual([]);
+	});
+
+	it('links to docs/assumptions.md and repeats none of its rows', () => {
+		expect(relativeLinks(readme)).toContain('docs/assumptions.md');
+		const contract = read('docs/assumptions.md');
+		expect(contract.match(/^\| .+ \| .+ \|$/gm)?.length).toBeGreaterThan(70);
+		expect(readme).not.toContain('Topic (spec');
+		const choices = readme
+			.split('\n')
+			.filter((line) => line.startsWith('|'))
+			.map((line) => line.split('|')[2]?.trim() ?? '')
+			.filter((choice) => choice.length >= 30);
+		expect(choices.filter((choice) => contract.includes(choice))).toEqual([]);
 	});
 
 	it('has the heading that the nodes\' and credentials\' documentation links open', () => {
@@ -113,6 +135,17 @@ describe('README.md', () => {
 	it('names the n8n versions that scripts/install-n8n.sh installs', () => {
 		const install = read('scripts/install-n8n.sh');
 		for (const version of [...install.matchAll(/"n8n": "(\d+\.\d+\.\d+)"/g)].map((m) => m[1])) expect(readme).toContain(`**${version}**`);
+	});
+});
+
+describe('docs/layout.md', () => {
+	const layout = read('docs/layout.md');
+	const folders = (dir: string) => readdirSync(join(ROOT, dir), { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('__')).map((e) => e.name);
+
+	it('is a tree naming every folder of the action node and of sending/, and points to sending/README.md', () => {
+		const missing = [...folders('nodes/SvcMessaging'), ...folders('nodes/SvcMessaging/sending')].filter((name) => !layout.includes(`${name}/`));
+		expect(missing).toEqual([]);
+		expect(relativeLinks(layout)).toContain('../nodes/SvcMessaging/sending/README.md');
 	});
 });
 

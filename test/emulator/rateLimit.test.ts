@@ -137,7 +137,7 @@ describe('sliding-window mode (at most N requests in any 1,000 ms)', () => {
 		});
 	});
 
-	it('the default is the token bucket (README → Assumptions)', () => {
+	it('the default is the token bucket (docs/assumptions.md)', () => {
 		expect(emu.control.rateLimitMode()).toBe('token-bucket');
 	});
 });

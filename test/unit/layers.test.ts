@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'fs';
 import { dirname, join, relative, resolve } from 'path';
 
 /**
- * The action node's layers (README → Layout): a file imports only from its own layer or a lower
+ * The action node's layers (docs/layout.md): a file imports only from its own layer or a lower
  * one, so a promise kept in one layer cannot be bypassed from above or re-written beside it.
  */
 const NODE = resolve(__dirname, '../../nodes/SvcMessaging');
