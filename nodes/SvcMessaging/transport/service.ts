@@ -1,6 +1,6 @@
 /**
  * What this package assumes about the service where the spec says "not shown".
- * Every such choice of the nodes lives here (README's Assumptions table lists them all).
+ * Every such choice of the nodes lives here (docs/assumptions.md lists them all).
  */
 export const SERVICE = {
 	defaultSenderId: 'SVCSMS',

@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SERVICE } from '../transport/service';
 
 /**
- * Webhook signature (README's Assumptions table): `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the raw
+ * Webhook signature (docs/assumptions.md): `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the raw
  * body, keyed with the webhook secret>`. The check runs over the exact bytes received, before the
  * body is parsed, and compares in constant time.
  */

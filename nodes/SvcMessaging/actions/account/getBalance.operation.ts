@@ -17,7 +17,7 @@ export const description = updateDisplayOptions({ show: { resource: ['account'],
 
 /** One item's lookup; the executor (actions/executor.ts) pairs, collects and reports. */
 export async function execute(this: IExecuteFunctions, i: number): Promise<IDataObject | IDataObject[]> {
-	// README → Assumptions: `{ success, data: { credits, updatedAt } }`; the data is returned as it is.
+	// docs/assumptions.md: `{ success, data: { credits, updatedAt } }`; the data is returned as it is.
 	const balance = await getBalance(this, i);
 	return balance && typeof balance === 'object' && !Array.isArray(balance) ? balance : { balance };
 }

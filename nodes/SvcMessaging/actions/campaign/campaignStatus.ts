@@ -8,7 +8,7 @@ import { itemLead, titledErrors } from '../../transport/errorTitles';
 
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'COMPLETED' | 'FAILED' | 'PAUSED' | 'CANCELLED';
 
-/** What each operation may do, per the README's Assumptions table (the service answers 409 otherwise). */
+/** What each operation may do, per docs/assumptions.md (the service answers 409 otherwise). */
 export const ALLOWED_STATUSES = {
 	update: ['DRAFT', 'SCHEDULED'],
 	sendNow: ['DRAFT', 'SCHEDULED'],

@@ -96,7 +96,7 @@ function sentVariables(template: IDataObject): IDataObject {
 	return values;
 }
 
-/** A dry run's output of a chat message: what would be sent and its cost (README → Assumptions: 1 credit each). */
+/** A dry run's output of a chat message: what would be sent and its cost (docs/assumptions.md: 1 credit each). */
 export function pricedChatMessage({ body }: PreparedPost): IDataObject {
 	return {
 		accepted: false,
