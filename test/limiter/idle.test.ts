@@ -49,8 +49,17 @@ it('2,000 keys used once each: their limiters are let go once idle, and the heap
 it('a limiter is not let go while a request holds its slot, nor during a pause after a 429', async () => {
 	const limiter = await limiterFor('http://idle.test', 'key-busy', ONE_PER_SECOND);
 	let finish = () => {};
-	const running = limiter.schedule(async () => await new Promise<void>((resolve) => (finish = resolve)));
-	await sleep(50);
+	let holding = () => {};
+	// The job holds its slot once it has started (not after a fixed pause: a busy machine starts it later).
+	const started = new Promise<void>((resolve) => (holding = resolve));
+	const running = limiter.schedule(
+		async () =>
+			await new Promise<void>((resolve) => {
+				finish = resolve;
+				holding();
+			}),
+	);
+	await started;
 	await releaseIdleLimiters(0);
 	expect(await limiterFor('http://idle.test', 'key-busy', ONE_PER_SECOND)).toBe(limiter);
 	finish();
@@ -76,6 +85,8 @@ it('a limiter let go passes later calls to the key’s next limiter: one slot at
 		await new Promise<void>((resolve) => (finish[name] = resolve));
 	};
 	const both = Promise.all([old.schedule(task('old')), next.schedule(task('new'))]);
+	while (started.length === 0) await sleep(20);
+	// One holds the slot: the other does not start beside it.
 	await sleep(300);
 	expect(started).toHaveLength(1);
 	finish[started[0]]();
