@@ -156,7 +156,8 @@ describe('publish.yml', () => {
 
 describe('.ci/run', () => {
 	const run = readFileSync(join(ROOT, '.ci', 'run'), 'utf8');
-	const stages = run.split('\n').filter((line) => line.startsWith('stage '));
+	// Stages of the main line and of the lanes (functions run beside it: indented).
+	const stages = run.split('\n').map((line) => line.trim()).filter((line) => line.startsWith('stage '));
 	const harness = readFileSync(join(ROOT, 'test', 'e2e', 'harness', 'target.ts'), 'utf8');
 
 	it('names the n8n versions that scripts/install-n8n.sh and the harness install', () => {
@@ -178,15 +179,21 @@ describe('.ci/run', () => {
 	it('runs npm test in full on the machine\'s Node and its unit project on Node 24, and every real-n8n suite on n8n 2 and on n8n 1', () => {
 		expect(stages.filter((line) => / npm test$/.test(line))).toHaveLength(1);
 		expect(stages.some((line) => /on_node24 npm run test:unit$/.test(line))).toBe(true);
+		// CI calls each suite's jest as its npm script does, after the one build: the same variables, the same config.
+		const asInCi = (script: string) => {
+			const suite = pkg.scripts[script].split('&& ').pop()!;
+			const [, variables, args] = /^((?:\S+=\S+ )*)jest (.*)$/.exec(suite)!;
+			return `${variables ? `env ${variables}` : ''}node node_modules/jest/bin/jest.js ${args}`;
+		};
 		for (const script of ['test:e2e', 'test:editor', 'test:queue']) {
-			expect(stages.some((line) => line.endsWith(`npm run ${script}`))).toBe(true);
-			expect(stages.some((line) => line.endsWith(`npm run ${script}:n8n1`))).toBe(true);
+			expect(stages.some((line) => line.endsWith(`" ${asInCi(script)}`))).toBe(true);
+			expect(stages.some((line) => line.endsWith(`" ${asInCi(`${script}:n8n1`)}`))).toBe(true);
 			expect(pkg.scripts[script]).toContain('install-n8n.sh 2');
 			expect(pkg.scripts[`${script}:n8n1`]).toContain('N8N_E2E_TARGET=1');
 		}
 	});
 
-	it('waits for each background n8n install before the first stage that needs it', () => {
+	it('waits for each background n8n install before the first stage or lane that needs it', () => {
 		const lines = run.split('\n');
 		const lineOf = (re: RegExp) => lines.findIndex((line) => re.test(line));
 		const started = (name: string) => lineOf(new RegExp(`^in_background ${name} .*install-n8n\\.sh ${name.slice(-1)}`));
@@ -196,11 +203,14 @@ describe('.ci/run', () => {
 			expect(waited(name)).toBeGreaterThan(started(name));
 		}
 		// Node 24 and n8n 2 before anything on them; n8n 1 before its rows (an unfinished install would be started again).
-		expect(waited('install-n8n2')).toBeLessThan(lineOf(/on_node24 npm run test:unit$/));
-		expect(waited('install-n8n2')).toBeLessThan(lineOf(/npm run test:e2e$/));
-		expect(waited('install-n8n2')).toBeLessThan(started('install-n8n1'));
-		expect(waited('install-n8n1')).toBeLessThan(lineOf(/npm run test:e2e:n8n1$/));
-		// Background jobs are stopped when a stage fails.
+		expect(waited('install-n8n2')).toBeLessThan(lineOf(/^lane lane-n8n2-side /));
+		expect(waited('install-n8n2')).toBeLessThan(lineOf(/^stage .*jest\.e2e\.config\.js$/));
+		expect(waited('install-n8n1')).toBeLessThan(lineOf(/^lane lane-n8n1-rows /));
+		expect(waited('install-n8n1')).toBeLessThan(lineOf(/^stage .*N8N_E2E_TARGET=1 .*jest\.editor\.config\.js$/));
+		// dist/ is built before any lane starts (the suites do not build again beside each other).
+		expect(lineOf(/^stage "build /)).toBeLessThan(lineOf(/^lane /));
+		// Every lane is waited for, and background jobs are stopped when a stage fails.
+		for (const [, name] of run.matchAll(/^lane (\S+) /gm)) expect(waited(name)).toBeGreaterThan(lineOf(new RegExp(`^lane ${name} `)));
 		expect(run).toMatch(/trap .*kill/);
 	});
 
