@@ -49,7 +49,16 @@ export async function http<T = any>(
 		init.body = typeof body === 'string' ? body : JSON.stringify(body);
 		(init.headers as Record<string, string>)['content-type'] ??= 'application/json';
 	}
-	const res = await fetch(url, init);
+	let res: Response;
+	try {
+		res = await fetch(url, init);
+	} catch (error) {
+		// A GET whose kept-alive socket n8n closed as it was reused (busy machine): asked again once (the
+		// closed socket is not reused). Reads only: a POST the server may have processed is never repeated.
+		const code = (error as { cause?: { code?: string } }).cause?.code;
+		if (method !== 'GET' || (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET')) throw error;
+		res = await fetch(url, init);
+	}
 	const text = await res.text();
 	let parsed: unknown = text;
 	try {
