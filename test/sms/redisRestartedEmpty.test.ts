@@ -3,13 +3,15 @@
  * Redis's data is dated (its epoch), and n8n's database keeps each message's marks, so a Retry on
  * another worker refuses what it cannot prove unsent, naming the cause, instead of sending it
  * again; a message never begun is still sent without any option. A real redis-server is restarted;
- * "another worker" is this process with its ledger forgotten. Counted at the emulator.
+ * "another worker" is this process with its ledger and Redis connections forgotten (a new worker has
+ * none: this one's would still be reconnecting). Counted at the emulator.
  */
 import { apiKeyCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, type NodeSetup } from '../helpers/n8n';
 import { useRedis } from '../helpers/redisFixture';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
+import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 import { sendParameters } from './fixtures';
 
 const emu = useEmulator({ per: 'test' });
@@ -43,6 +45,7 @@ it('Redis restarted empty after a failed send: the Retry on another worker sends
 
 	await redis.restart();
 	clearLocalLedger();
+	await closeRedisClients();
 	const retry = await attempt({ parameters: sendParameters(), credentials: shared(), executionId: `x-${run}-b`, mode: 'retry', settings }, items);
 	const out = retry.output!;
 	expect(out).toHaveLength(30);
@@ -63,6 +66,7 @@ it('Redis restarted empty: a Retry of an execution that never began sending send
 	// The first execution failed before this node posted anything (here: nothing ran at all).
 	await redis.restart();
 	clearLocalLedger();
+	await closeRedisClients();
 	const [out] = await executeNode({ parameters: sendParameters(), credentials: shared(), executionId: `y-${run}-b`, mode: 'retry' }, items);
 	expect(out.map((i) => i.json.accepted)).toEqual([true, true, true, true, true]);
 	expect(smsNumbers()).toHaveLength(5);
