@@ -7,7 +7,7 @@
  * install is refused while the environment manages packages; a restart with N+1 listed updates it;
  * a restart with the list empty removes it. Before the first start, the custom image's start-up step
  * (docker/link-package.sh) has linked an "image" copy into the nodes folder: the copy n8n installs
- * replaces the link and wins, and the image's copy is left as it was (README: both at once).
+ * replaces the link and wins, and the image's copy is left as it was (docs/docker.md: "Both at once").
  *
  * n8n's default registry setting is kept (a custom N8N_COMMUNITY_PACKAGES_REGISTRY needs a licence
  * in n8n 2.41.1, checked before the start-up install): npm reaches the local registry through npm's
