@@ -144,6 +144,24 @@ describe("Idempotency Key: n8n's database (a restart is clearLocalKeys(); the ma
 		expect([...marks].filter((m) => m.includes(':released:'))).toEqual([]);
 	});
 
+	it('a keyed Send Bulk repeated after a restart asks the row for all its keys in a few calls, not two a key', async () => {
+		const keys = Array.from({ length: 120 }, (_, n) => ({ digest: `bulk${n}`, ttlMs: hour }));
+		expect(await restarted().claim(keys, claim('a', t0))).toEqual(keys.map(() => undefined));
+		let calls = 0;
+		const counted: ProcessedData = {
+			checkProcessedAndRecord: async (...args) => (calls++, await helpers.checkProcessedAndRecord(...args)),
+			removeProcessed: async (...args) => (calls++, await helpers.removeProcessed(...args)),
+			getProcessedDataCount: helpers.getProcessedDataCount,
+		};
+		clearLocalKeys();
+		const held = await durableKeyStore(localKeyStore, 'workflow\u0000node', counted).claim(keys, claim('b', t0 + hour / 2));
+		expect(held.every((answer) => answer?.durable === true)).toBe(true);
+		// The claim marks (1), the holds (3 look-ups of at most 55 keys, each taking its asked marks out again),
+		// the "sent" marks (asked, then taken out): 9 calls for 120 keys.
+		expect(calls).toBeLessThanOrEqual(9);
+		expect(await restarted().claim(keys, claim('c', t0 + hour + 60_000))).toEqual(keys.map(() => undefined));
+	});
+
 	it('a key whose execution stopped before it was settled is of unknown outcome after the restart, never free', async () => {
 		await restarted().claim([ask('stopped')], claim('a', t0));
 		expect((await restarted().claim([ask('stopped')], claim('b', t0 + 4 * hour)))[0]).toMatchObject({ state: 'unknown', durable: true });

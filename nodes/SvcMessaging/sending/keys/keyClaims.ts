@@ -129,27 +129,36 @@ const sentMark = (digest: string, b: number) => `s:${digest}:${b}`;
 /** A claim's end, to the minute (rounded up: never shorter than asked); it lies in the claim's last bucket. */
 const endSlot = (at: number, ttlMs: number) => Math.ceil((at + ttlMs) / KEY_CLAIMS.expiryMs);
 const endMark = (digest: string, slot: number) => `x:${digest}:${slot}`;
+const perBucket = KEY_CLAIMS.durableBucketMs / KEY_CLAIMS.expiryMs;
 /** The end marks a claim found in bucket `b` may have: ends after the bucket's start, up to its end. */
-const endMarksIn = (digest: string, b: number) => {
-	const perBucket = KEY_CLAIMS.durableBucketMs / KEY_CLAIMS.expiryMs;
-	return Array.from({ length: perBucket }, (_, n) => endMark(digest, b * perBucket + 1 + n));
-};
+const endMarksIn = (digest: string, b: number) => Array.from({ length: perBucket }, (_, n) => endMark(digest, b * perBucket + 1 + n));
+/** A key's look-up asks its next bucket's claim mark and its end marks; one call asks at most one removal's worth. */
+const keysPerLookup = Math.max(1, Math.floor(SEND_LEDGER.durable.removeAtMost / (1 + perBucket)));
+/** Whether the marks found say the claim holds at `now` (see stillHeld). */
+function holds([next, ...ends]: string[], seen: Set<string>, now: number): boolean {
+	if (seen.has(next)) return true;
+	const marked = ends.filter((mark) => seen.has(mark));
+	return marked.length === 0 || marked.some((mark) => Number(mark.slice(mark.lastIndexOf(':') + 1)) * KEY_CLAIMS.expiryMs > now);
+}
 /**
- * A claim mark found in the current bucket: whether its claim still holds at `now`. It holds when it
- * covers the next bucket too, or when its end (marked to the minute) is after `now`. A bucket with no
- * end mark at all was marked before claims had them (an upgrade): held to the bucket's end, as then.
+ * The keys, among those with a claim mark in the current bucket, whose claim still holds at `now`. One
+ * holds when it covers the next bucket too, or when its end (marked to the minute) is after `now`. A
+ * bucket with no end mark at all was marked before claims had them (an upgrade): held to the bucket's
+ * end, as then. Asked for many keys in few calls (keysPerLookup a call), never one call a key.
  */
-async function stillHeld(h: ProcessedData, digest: string, now: number, options: RowOptions): Promise<boolean> {
+async function stillHeld(h: ProcessedData, digests: string[], now: number, options: RowOptions): Promise<Set<string>> {
 	const b = bucket(now);
-	const asked = [claimMark(digest, b + 1), ...endMarksIn(digest, b)];
-	const found = await h.checkProcessedAndRecord(asked, 'node', options);
-	// Asking recorded the marks not found: they must go again.
-	if (found.new.length) await h.removeProcessed(found.new, 'node', options);
-	const seen = new Set(found.processed.map(String));
-	if (seen.has(asked[0])) return true;
-	const ends = asked.slice(1).filter((mark) => seen.has(mark));
-	if (ends.length === 0) return true;
-	return ends.some((mark) => Number(mark.slice(mark.lastIndexOf(':') + 1)) * KEY_CLAIMS.expiryMs > now);
+	const held = new Set<string>();
+	for (let first = 0; first < digests.length; first += keysPerLookup) {
+		const keys = digests.slice(first, first + keysPerLookup);
+		const asked = keys.map((digest) => [claimMark(digest, b + 1), ...endMarksIn(digest, b)]);
+		const found = await h.checkProcessedAndRecord(asked.flat(), 'node', options);
+		// Asking recorded the marks not found: they must go again.
+		if (found.new.length) await h.removeProcessed(found.new, 'node', options);
+		const seen = new Set(found.processed.map(String));
+		keys.forEach((digest, n) => holds(asked[n], seen, now) && held.add(digest));
+	}
+	return held;
 }
 
 /**
@@ -171,8 +180,9 @@ export function durableKeyStore(inner: KeyStore, scopeKey: string, helpers: Proc
 			const now = bucket(mine.at);
 			const before = await row(async (h) => {
 				const seen = new Set((await h.checkProcessedAndRecord(fresh.map((a) => claimMark(a.digest, now)), 'node', options)).processed.map(String));
-				const claimed: KeyAsk[] = [];
-				for (const a of fresh) if (seen.has(claimMark(a.digest, now)) && (await stillHeld(h, a.digest, mine.at, options))) claimed.push(a);
+				const repeats = fresh.filter((a) => seen.has(claimMark(a.digest, now)));
+				const held = repeats.length ? await stillHeld(h, repeats.map((a) => a.digest), mine.at, options) : new Set<string>();
+				const claimed = repeats.filter((a) => held.has(a.digest));
 				// Ours: its later buckets and its end.
 				const rest = fresh.filter((a) => !claimed.includes(a)).flatMap((a) => [...covered(mine.at, a.ttlMs).slice(1).map((b) => claimMark(a.digest, b)), endMark(a.digest, endSlot(mine.at, a.ttlMs))]);
 				if (rest.length) await h.checkProcessedAndRecord(rest, 'node', options);
