@@ -212,7 +212,7 @@ describe('.ci/run', () => {
 		// Every lane is waited for, and background jobs are stopped when a stage fails.
 		for (const [, name] of run.matchAll(/^lane (\S+) /gm)) expect(waited(name)).toBeGreaterThan(lineOf(new RegExp(`^lane ${name} `)));
 		expect(run).toMatch(/trap end_run EXIT/);
-		expect(run).toMatch(/end_run\(\) \{[^}]*kill -- "-\$pid"[^}]*pkill -9 -f "\$PWD\/.n8n-e2e\/"/);
+		expect(run).toMatch(/^end_run\(\) \{\n.*kill -- "-\$pid".*\n\tpkill -9 -f "\$PWD\/.n8n-e2e\/"/m);
 	});
 
 	it('makes n8n 2 the default of demo, dev and the harness', () => {
