@@ -51,8 +51,11 @@ test('Sending Hours: adding it shows its fields at once; Skip outside them says 
 	const { page } = session;
 	await openProbe(session);
 	await addFromNodesPanel(session, 'SVC Messaging', 'Send an SMS');
-	// Options → "Add option" (n8n 2: the button under an open collection, or the header's "+"), then Sending Hours.
-	const add = page.locator('[data-test-id="collection-parameter-add-dropdown"] button, [data-test-id="collection-parameter-add-header"] button, [data-test-id="collection-parameter-add"]');
+	// Options → "Add option" (n8n 2: the button under an open collection, or the header's "+"; n8n 1: the
+	// collection's "Add Option" select), then Sending Hours.
+	const add = page.locator(
+		'[data-test-id="collection-parameter-add-dropdown"] button, [data-test-id="collection-parameter-add-header"] button, [data-test-id="collection-parameter-add"], .collection-parameter .param-options input',
+	);
 	await add.first().click();
 	await page.getByText('Sending Hours', { exact: true }).last().click();
 	// One click: the hours' fields are there, with no "Add Sending Hours" left to press.
