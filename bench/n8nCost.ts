@@ -324,7 +324,7 @@ export async function n8nCostRows(url: string): Promise<N8nFigures | undefined> 
 		const credentials = flowCredentials(url, [...(one ? [one.sms] : []), ...many], one ? [one.http] : []);
 		await withN8n('sqlite', url, credentials, async (bed) => {
 			if (one) figures.one.push(await oneRow(bed, url, 'sqlite', one));
-			figures.many.push(...(await manyRows(bed, many)));
+			if (wanted.manySqlite) figures.many.push(...(await manyRows(bed, many)));
 		});
 	}
 	if (wanted.onePostgres) {
