@@ -169,6 +169,18 @@ describe('SMS → Send and Wait for Delivery', () => {
 		expect(await recorded(ref)).toHaveLength(1);
 	});
 
+	/**
+	 * An unsigned report, asked again once when n8n itself answered 500 before our node did (once in CI's
+	 * n8n 1 row on a busy machine; our node answers JSON with `received: false`): the node must refuse it.
+	 */
+	async function refusedOrN8nFailed(url: string) {
+		const ask = async () => await http('POST', url, JSON.stringify({ event: 'message.delivered' }), { 'content-type': 'application/json' });
+		const first = await ask();
+		if (first.status !== 500 || (first.body as { received?: boolean } | undefined)?.received === false) return first;
+		console.log(`n8n answered 500 before the node (${first.text.slice(0, 200)}): asked again once`);
+		return await ask();
+	}
+
 	test('webhook: forged, pending/sent and other messages\' reports keep it waiting; the real report resumes it', async () => {
 		const ref = `e2e-wait-forged-${run}`;
 		await emulator.holdCarrier(true);
@@ -184,8 +196,8 @@ describe('SMS → Send and Wait for Delivery', () => {
 			// Correctly signed, but at the guessable resume URL without the node's token.
 			const withoutToken = await report(url.replace(/[?&]svcWait=[0-9a-f]+$/, ''), 'message.delivered', message);
 			expect(withoutToken.status).toBe(401);
-			const unsigned = await http('POST', url, JSON.stringify({ event: 'message.delivered' }), { 'content-type': 'application/json' });
-			expect(unsigned.status).toBe(401);
+			const unsigned = await refusedOrN8nFailed(url);
+			expect({ status: unsigned.status, body: unsigned.text }).toMatchObject({ status: 401 });
 			for (const event of ['message.pending', 'message.sent']) {
 				expect((await report(url, event, message)).status).toBe(200);
 			}
