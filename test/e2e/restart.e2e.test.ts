@@ -1,13 +1,13 @@
 /**
-/**
  * Never twice where most users run: one n8n with SQLite and no Redis, of this file's own, restarted
  * (the suite's shared n8n stays up for the other files).
  * - n8n is killed (SIGKILL, as an out-of-memory kill does) in the middle of a 300-item Send, started
  *   again on the same folder, and the crashed execution is retried as a user does (Executions →
  *   Retry). The send ledger's record in n8n's own database (its processed-data table) must make the
  *   Retry send no number a second SMS and leave no number silently without one; and (at Free) refuse
- *   as of unknown outcome only the messages that may have reached the service: a number the Retry
- *   refuses must be one the service got a request for before the kill.
+ *   as of unknown outcome only the messages that may have reached the service: those whose request
+ *   was under way, or in its limiter slot with its mark written, at the kill (never the window's
+ *   messages still waiting for their turn).
  * - An Idempotency Key sent before n8n is stopped and started again is still known (the node's
  *   processed-data row): the same workflow sends no second SMS.
  * Counted at the emulator.
@@ -106,14 +106,16 @@ test('SIGKILL mid-send, restart, Retry: 0 numbers with two SMS, 0 numbers left w
 	expect(r.alreadySent).toBeGreaterThanOrEqual(r.sentBeforeKill - r.unknown);
 }, 420_000);
 
-test('SIGKILL mid-send at Free, Retry: the unknown outcomes are only requests the service got before the kill; every other number is sent once', async () => {
+test('SIGKILL mid-send at Free, Retry: the unknown outcomes are only requests under way or in their slot at the kill, not the window waiting; every other number is sent once', async () => {
 	// Free sends 5 a second: 100 messages out after ~20 s, a request under way every 200 ms.
 	const r = await killedMidSendThenRetried('free', 100);
 	expect(r.output).toHaveLength(ITEMS);
 	expect(r.twice).toBe(0);
 	expect(r.lost).toBe(0);
-	// A message that never left n8n is sent by the Retry, not refused as of unknown outcome.
-	expect(r.unknownNeverReceived).toBe(0);
+	// A message still waiting for its turn is sent by the Retry, not refused as of unknown outcome:
+	// only one in its limiter slot can be, its mark written and its request not yet out when n8n died
+	// (Free's slots are 200 ms apart; a mark marked before the turn would make up to a window of 10).
+	expect(r.unknownNeverReceived).toBeLessThanOrEqual(2);
 	// No more than the requests that can be under way at once.
 	expect(r.unknown).toBeLessThanOrEqual(sendWindow(PLANS.free));
 }, 420_000);
