@@ -20,6 +20,9 @@ interface Attempt {
 	event: string;
 	attempt: number;
 	status: number | null;
+	/** why the emulator got no answer (status null): a timeout, a refused connection */
+	error: string | null;
+	durationMs: number;
 	signed: boolean;
 	nextAttemptAt: string | null;
 	url: string;
@@ -141,8 +144,14 @@ describe('SVC Messaging Trigger with the emulator’s webhooks', () => {
 		await trigger.activate();
 		const [delivered, failed, expired] = await sendSms(['+254712000601', '+254712000999', '+254712000998'], trigger.url);
 		const attempts = await waitDelivered([delivered, failed, expired]);
-		// Every event (pending, sent, delivered/failed/expired) was signed and acknowledged at once.
-		expect(attempts.every((a) => a.signed && a.status === 200 && a.attempt === 1)).toBe(true);
+		// Every event (pending, sent, delivered/failed/expired) was signed and acknowledged with 200. An
+		// attempt may fail only by the emulator giving up on a slow answer (its 5 s, a busy machine: CI's
+		// n8n 1 row beside the editor suite), never by n8n refusing a signed report; the retried event
+		// still makes one execution (below).
+		expect(attempts.every((a) => a.signed)).toBe(true);
+		const triedAgain = attempts.filter((a) => a.status !== 200);
+		if (triedAgain.length) console.log(`attempts tried again: ${JSON.stringify(triedAgain.map(({ event, attempt, status, error, durationMs }) => ({ event, attempt, status, error, durationMs })))}`);
+		expect(triedAgain.filter((a) => a.status !== null)).toEqual([]);
 
 		const executions = await settledExecutions(trigger.id, 2);
 		const items = executions.map(triggerItem);
