@@ -1,3 +1,6 @@
+import { REDIS_RETRY_DELAYS_MS } from '../stores/redisTries';
+import { FINISHED_RUN_RETRY_WINDOW_MS, NODE_ROW } from '../stores/rowBounds';
+
 /**
  * The send ledger (sending/ledger/ledger.ts): what each send operation already sent, so that no retry
  * sends it again. Not in the spec: the package's own bounds.
@@ -8,7 +11,7 @@ export const SEND_LEDGER = {
 	 * execution crashed before n8n saved its progress) when written this recently; older finished
 	 * entries (yesterday's identical reminder) do not hold a retry back.
 	 */
-	finishedRunRetryWindowMs: 60 * 60 * 1000,
+	finishedRunRetryWindowMs: FINISHED_RUN_RETRY_WINDOW_MS,
 	/** how long an entry stays in the shared Redis (an execution Retry later than this is not covered) */
 	redisTtlMs: 72 * 3600 * 1000,
 	/**
@@ -20,46 +23,10 @@ export const SEND_LEDGER = {
 	openRunProtectionMs: 10 * 60 * 1000,
 	/** runs this process remembers as having sent or finished (a few hundred bytes each) */
 	maxRuns: 20_000,
-	/** a failed Redis read or write is tried again after each of these waits, then given up */
-	redisRetryDelaysMs: [100, 400],
+	/** a failed Redis read or write is tried again after each of these waits, then given up (stores/redisTries.ts) */
+	redisRetryDelaysMs: REDIS_RETRY_DELAYS_MS,
 	/** keys per Redis round trip */
 	redisBatch: 1_000,
-	/** the record in n8n's database without the shared Redis (sending/ledger/durableMarks.ts, nodeRow.ts) */
-	durable: {
-		/**
-		 * n8n's own trim of the node's row (oldest marks first; two a message): only marks no run took
-		 * out reach it, those of failed runs and of runs cut short by a restart
-		 */
-		maxMarks: 200_000,
-		/** a retry honours marks of this and the previous bucket (12 to 24 hours back) */
-		bucketMs: 12 * 3600 * 1000,
-		/**
-		 * finished runs' marks kept for an execution Retry after n8n stopped right after them (before it
-		 * saved the execution): the last 100 messages' (two marks each); taken out in one call at twice that
-		 */
-		keepFinishedMarks: 200,
-		/** marks one removal call takes out at most: n8n searches and closes the row once per mark, ~1 s of its CPU for 10,000 from a row of 60,000 (each call rewrites the row) */
-		removeAtMost: 10_000,
-		/**
-		 * a row of up to this many marks (~11 KB: a busy node's finished tail and a short run) is written at
-		 * once, each message's "under way" mark in its limiter slot. A larger one (a long run under way)
-		 * gathers the marks that come meanwhile, and its messages are marked before they wait for their
-		 * turn: a slot must not wait for a gather (63 % of Business in one execution of 1,200 SMS in real
-		 * n8n), and a row written at once for every message costs its size per message (62.9 KB per SMS
-		 * at 2,000 marks)
-		 */
-		smallRowMarks: 400,
-		/** the gather of a large row: this many times the last write's duration, so rewriting it takes a bounded share of n8n */
-		flushCostFactor: 40,
-		/**
-		 * …but never longer than this: a post waits for its "under way" mark, so a gather near the send
-		 * window's 2 s idles the window (a 2 MB row, ~50 ms a write, gathered 2.1 s: 79 % of the plan)
-		 */
-		flushMaxMs: 1_000,
-		/**
-		 * a failed call to n8n's helpers is made again after each of these waits: two n8n processes
-		 * (queue mode's workers) writing a node's first marks at once both insert its row, and one fails
-		 */
-		retryDelaysMs: [50, 250],
-	},
+	/** the record in n8n's database without the shared Redis (sending/ledger/durableMarks.ts, stores/rowBounds.ts) */
+	durable: NODE_ROW,
 } as const;

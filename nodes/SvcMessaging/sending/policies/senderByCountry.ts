@@ -1,9 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { listSenderIds } from '../../api/sms';
 import { countryOfNumber } from '../../rules/phone';
 import { SERVICE } from '../../transport/service';
-import type { SendRun } from '../sendRun';
+
+/** What the choice needs of the send: the account's sender IDs (read once) and an execution hint. */
+export interface SenderChoice {
+	senderIds(itemIndex: number): Promise<IDataObject[]>;
+	hint(message: string): void;
+}
 
 /** Sender ID "Automatic (by Recipient's Country)": the value the pickers offer for it. */
 export const AUTOMATIC_SENDER = 'auto';
@@ -34,7 +38,7 @@ export function senderForCountry(senderIds: IDataObject[], country: string): str
  * has no fitting sender ID keeps none (the service's default) and a hint names the countries.
  */
 export async function chooseSenders<U extends { itemIndex: number; sender?: string; outcome?: unknown }>(
-	run: SendRun,
+	send: SenderChoice,
 	units: U[],
 	recipientOf: (unit: U) => string,
 	automatic: (unit: U) => boolean,
@@ -44,7 +48,7 @@ export async function chooseSenders<U extends { itemIndex: number; sender?: stri
 	const unmatched = new Map<string, number>();
 	for (const unit of units) {
 		if (unit.outcome || !automatic(unit)) continue;
-		senderIds ??= await run.call(async (service, _body, i) => await listSenderIds(service, i), {}, unit.itemIndex);
+		senderIds ??= await send.senderIds(unit.itemIndex);
 		const country = countryOfNumber(recipientOf(unit)) ?? 'other';
 		if (!chosen.has(country)) chosen.set(country, senderForCountry(senderIds, country));
 		const sender = chosen.get(country);
@@ -53,7 +57,7 @@ export async function chooseSenders<U extends { itemIndex: number; sender?: stri
 	}
 	if (unmatched.size === 0) return;
 	const list = [...unmatched].map(([country, n]) => `${country === 'other' ? 'other countries' : country} (${n})`).join(', ');
-	run.hint(
+	send.hint(
 		`Sender ID Automatic: no ACTIVE sender ID of the account is approved for ${list}; those messages use the service's default sender (${SERVICE.defaultSenderId}). Register a sender ID for the country in the dashboard.`,
 	);
 }

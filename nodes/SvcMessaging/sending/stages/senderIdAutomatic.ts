@@ -1,3 +1,4 @@
+import { listSenderIds } from '../../api/sms';
 import { chooseSenders } from '../policies/senderByCountry';
 import type { Stage } from './stage';
 
@@ -9,6 +10,12 @@ export const senderIdAutomatic: Stage = {
 	name: 'Sender ID Automatic',
 	async apply(round) {
 		const { automaticSender, recipientOf } = round.options;
-		if (automaticSender && recipientOf) await chooseSenders(round.run, round.pending, recipientOf, automaticSender);
+		if (!automaticSender || !recipientOf) return;
+		const { run } = round;
+		const send = {
+			senderIds: async (itemIndex: number) => await run.call(async (service, _body, i) => await listSenderIds(service, i), {}, itemIndex),
+			hint: (message: string) => run.hint(message),
+		};
+		await chooseSenders(send, round.pending, recipientOf, automaticSender);
 	},
 };

@@ -1,23 +1,23 @@
 import type { DeduplicationHelperFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { SEND_LEDGER } from '../ledger/ledgerBounds';
+import { FINISHED_RUN_RETRY_WINDOW_MS, NODE_ROW } from './rowBounds';
 import { triedAgain } from './triedAgain';
 
 /** The part of n8n's processed-data helpers (the Remove Duplicates node's store) the marks use. */
 export type ProcessedData = Pick<DeduplicationHelperFunctions, 'checkProcessedAndRecord' | 'removeProcessed' | 'getProcessedDataCount'>;
 
-export const ROW_OPTIONS = { mode: 'entries' as const, get maxEntries() { return SEND_LEDGER.durable.maxMarks; } };
+export const ROW_OPTIONS = { mode: 'entries' as const, get maxEntries() { return NODE_ROW.maxMarks; } };
 
 /**
  * n8n's helpers read the node's row, then insert it when there is none or rewrite it whole. Two n8n
  * processes writing a node's first marks at the same moment both insert, and one fails on the
  * table's key ("duplicate key value", seen with queue mode's two workers on PostgreSQL). A call
  * writes all or nothing, and recording or removing a mark twice changes nothing, so a failed call
- * is made again (SEND_LEDGER.durable.retryDelaysMs) before its error fails the send.
+ * is made again (NODE_ROW.retryDelaysMs) before its error fails the send.
  */
 function triedOnFailure(helpers: ProcessedData): ProcessedData {
-	const delays = SEND_LEDGER.durable.retryDelaysMs;
+	const delays = NODE_ROW.retryDelaysMs;
 	return {
 		checkProcessedAndRecord: async (items, scope, options) => await triedAgain(delays, async () => await helpers.checkProcessedAndRecord(items, scope, options)),
 		removeProcessed: async (items, scope, options) => await triedAgain(delays, async () => await helpers.removeProcessed(items, scope, options)),
@@ -32,7 +32,7 @@ interface Waiter {
 
 /**
  * One change of the row in the order asked: consecutive changes of one kind share a call (removals
- * at most SEND_LEDGER.durable.removeAtMost marks a call). A removal's marks are made when written.
+ * at most NODE_ROW.removeAtMost marks a call). A removal's marks are made when written.
  */
 interface Change {
 	add: boolean;
@@ -55,10 +55,10 @@ interface FinishedRun {
  *
  * Group commit: a change waits only for the write under way, not for a timer, so a lone send's
  * mark is written at once; the changes that arrive meanwhile share the next write. Only a large
- * row (a long run's marks) is written less often (a gather of SEND_LEDGER.durable.flushCostFactor
+ * row (a long run's marks) is written less often (a gather of NODE_ROW.flushCostFactor
  * × the last write's time), so that rewriting it takes a bounded share of n8n's time.
  *
- * The row stays small: a finished run's marks leave it once SEND_LEDGER.durable.keepFinishedMarks
+ * The row stays small: a finished run's marks leave it once NODE_ROW.keepFinishedMarks
  * newer finished marks follow them, or after the retry hour, in one removal for many runs.
  */
 export class NodeRow {
@@ -105,7 +105,7 @@ export class NodeRow {
 
 	/** Whether a change is written at once (no gather): the row is small, or its size not read yet. */
 	small(): boolean {
-		return this.size === undefined || this.size <= SEND_LEDGER.durable.smallRowMarks;
+		return this.size === undefined || this.size <= NODE_ROW.smallRowMarks;
 	}
 
 	/** Counts marks a call added (or took out) of the row outside the queue (look-ups, key claims). */
@@ -134,8 +134,8 @@ export class NodeRow {
 
 	/** Takes the oldest finished runs out once twice the kept tail is reached (one removal for many), or past their hour. */
 	private forgetDue() {
-		const { keepFinishedMarks } = SEND_LEDGER.durable;
-		const due = Date.now() - SEND_LEDGER.finishedRunRetryWindowMs;
+		const { keepFinishedMarks } = NODE_ROW;
+		const due = Date.now() - FINISHED_RUN_RETRY_WINDOW_MS;
 		const over = this.finishedMarks > 2 * keepFinishedMarks;
 		for (const [runKey, run] of this.finishedRuns) {
 			if (!(over && this.finishedMarks > keepFinishedMarks) && run.at > due) break;
@@ -152,7 +152,7 @@ export class NodeRow {
 
 	private async flush(): Promise<void> {
 		while (this.queue.length > 0) {
-			const { flushCostFactor, flushMaxMs, removeAtMost } = SEND_LEDGER.durable;
+			const { flushCostFactor, flushMaxMs, removeAtMost } = NODE_ROW;
 			this.size ??= await this.serial(async (h) => await h.getProcessedDataCount('node', ROW_OPTIONS)).catch(() => 0);
 			// A small row is written at once; a large one gathers what comes meanwhile (bounded: a post may be waiting).
 			if (!this.small()) await sleep(Math.min(flushMaxMs, flushCostFactor * this.lastWriteMs));
