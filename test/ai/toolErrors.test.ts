@@ -14,7 +14,7 @@ import { SEED_ACCOUNT_IDS, SEED_LOGINS } from '../emulator';
 import { accountCredentials, apiKeyCredentials, type ApiKeyOptions } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, registerNodeType, type TestCredentials } from '../helpers/n8n';
-import { freeTcpPort } from '../helpers/services';
+import { downRedisPort } from '../helpers/services';
 
 const TOOL = 'n8n-nodes-svc-messaging.svcMessagingTool';
 const regular = new SvcMessaging();
@@ -37,8 +37,8 @@ async function toolCall(parameters: IDataObject, credentials: TestCredentials, i
 const SMS_SEND = { resource: 'sms', operation: 'send', phoneNumber: '+254712300101', message: 'Hello', options: {} };
 
 it('Redis down: REDIS_UNAVAILABLE, retryable, nothing sent (was INVALID_INPUT)', async () => {
-	const closedPort = await freeTcpPort();
-	const result = await toolCall(SMS_SEND, apiKey({ redis: { port: closedPort, prefix: 'svc-tool-errors' }, extra: { redisDatabase: 0 } }));
+	const down = await downRedisPort();
+	const result = await toolCall(SMS_SEND, apiKey({ redis: { port: down.port, prefix: 'svc-tool-errors' }, extra: { redisDatabase: 0 } })).finally(down.close);
 	expect(result).toMatchObject({ success: false, errorCode: 'REDIS_UNAVAILABLE', category: 'REDIS_UNAVAILABLE', retryable: true });
 	expect(String(result.fix)).toMatch(/Nothing was sent\. n8n's Redis .* calling the tool again later may work/);
 	expect(emu.control.messages()).toHaveLength(0);

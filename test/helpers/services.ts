@@ -33,6 +33,24 @@ export async function freeTcpPort(): Promise<number> {
 	});
 }
 
+/**
+ * A port where no Redis answers, held for the test: every connection is closed at once, as a Redis
+ * that is down refuses it. A port merely found free can be taken meanwhile by another suite's server
+ * (the adversarial lane's silent TCP proxies run beside npm test), which then answers nothing.
+ */
+export async function downRedisPort(): Promise<{ port: number; close(): Promise<void> }> {
+	const server = createServer((socket) => socket.destroy());
+	await new Promise<void>((resolveListen, reject) => {
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => resolveListen());
+	});
+	const address = server.address();
+	return {
+		port: typeof address === 'object' && address ? address.port : 0,
+		close: async () => await new Promise<void>((resolveClose) => server.close(() => resolveClose())),
+	};
+}
+
 export async function waitForPort(port: number, timeoutMs: number, what: string, child?: ChildProcess): Promise<void> {
 	const until = Date.now() + timeoutMs;
 	for (;;) {

@@ -5,7 +5,7 @@
  */
 import { executeNode } from '../helpers/n8n';
 import { useRedis } from '../helpers/redisFixture';
-import { freeTcpPort } from '../helpers/services';
+import { downRedisPort } from '../helpers/services';
 import { sendParameters } from '../sms/fixtures';
 import { delivery, NUMBERS, trigger, useTriggerBed, withSecret } from './bed';
 
@@ -51,10 +51,11 @@ describe('Add Blacklisted Numbers to the Do-Not-Send List', () => {
 	});
 
 	it('Redis unreachable: 503, so that the service delivers the report again, and no execution', async () => {
+		const down = await downRedisPort();
 		const answer = await trigger(delivery('blacklisted', 'message.failed'), {
-			credentials: shared(await freeTcpPort()),
+			credentials: shared(down.port),
 			parameters: { events: ['message.failed'], options: { addBlacklisted: true, ignoreDuplicates: false } },
-		});
+		}).finally(down.close);
 		expect(answer.statusCode).toBe(503);
 		expect(answer.executions).toBe(0);
 	}, 20_000);

@@ -4,7 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { waitFor } from '../helpers/waitFor';
 import { useRedis } from '../helpers/redisFixture';
-import { freeTcpPort } from '../helpers/services';
+import { downRedisPort } from '../helpers/services';
 import { ALL_EVENTS, delivery, LEDGER, payloadOf, receiver, SECRET, sendSms, sent, signed, trigger, useTriggerBed, withoutSignature, withSecret } from './bed';
 
 /** One execution per event: the duplicate ledger in static data, and in Redis across webhook processes. */
@@ -125,7 +125,8 @@ describe('one execution per event across processes (shared Redis)', () => {
 
 	it('Redis unreachable: 503 so that the service retries, and no execution', async () => {
 		const d = delivery('blacklisted', 'message.failed');
-		const answer = await trigger(d, { credentials: sharedCredentials(await freeTcpPort()) });
+		const down = await downRedisPort();
+		const answer = await trigger(d, { credentials: sharedCredentials(down.port) }).finally(down.close);
 		expect(answer.statusCode).toBe(503);
 		expect(answer.executions).toBe(0);
 		expect((answer.body as { error: string }).error).toMatch(/Could not connect to Redis at 127\.0\.0\.1:\d+/);
