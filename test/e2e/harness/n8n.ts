@@ -193,7 +193,8 @@ export class N8n extends N8nClient {
 			exited = true;
 			exitCode = code ?? signal;
 			children.delete(server);
-			this.log(`n8n exited (${code})`);
+			// An exit nobody asked for (not 0, not a stop's signal) shows why: n8n's last lines.
+			this.log(code ? `n8n exited (${code}); its last lines:\n${this.recentOutput(25)}` : `n8n exited (${code})`);
 		});
 		if (headless) {
 			await waitFor(

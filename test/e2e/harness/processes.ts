@@ -4,6 +4,8 @@
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'child_process';
 import { createServer } from 'net';
+
+import { Agent, fetch as undiciFetch } from 'undici';
 import { killAtExit, killGroup, stopGroup } from '../../helpers/processGroup';
 
 export { killGroup };
@@ -49,17 +51,21 @@ export async function http<T = any>(
 		init.body = typeof body === 'string' ? body : JSON.stringify(body);
 		(init.headers as Record<string, string>)['content-type'] ??= 'application/json';
 	}
+	// Node's fetch stops waiting for an answer's headers after 300 s: a longer wait (n8n answering a webhook when
+	// an execution of 30,000 SMS ends) goes through an agent of its own.
+	const long = timeoutMs > 300_000 ? new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs }) : undefined;
+	const send = async () => (long ? ((await undiciFetch(url, { ...(init as object), dispatcher: long })) as unknown as Response) : await fetch(url, init));
 	let res: Response;
 	try {
-		res = await fetch(url, init);
+		res = await send();
 	} catch (error) {
 		// A GET whose kept-alive socket n8n closed as it was reused (busy machine): asked again once (the
 		// closed socket is not reused). Reads only: a POST the server may have processed is never repeated.
 		const code = (error as { cause?: { code?: string } }).cause?.code;
 		if (method !== 'GET' || (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET')) throw error;
-		res = await fetch(url, init);
+		res = await send();
 	}
-	const text = await res.text();
+	const text = await res.text().finally(() => void long?.close());
 	let parsed: unknown = text;
 	try {
 		parsed = text ? JSON.parse(text) : undefined;
