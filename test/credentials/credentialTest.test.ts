@@ -8,7 +8,7 @@ import type { ICredentialsDecrypted, ICredentialTestFunctions, IDataObject } fro
 import { useEmulator } from '../helpers/emulatorFixture';
 import { apiKeyCredentials } from '../helpers/credentials';
 import { useRedis } from '../helpers/redisFixture';
-import { freeTcpPort } from '../helpers/services';
+import { downRedisPort, freeTcpPort } from '../helpers/services';
 import { svcMessagingApiTest } from '../../nodes/SvcMessaging/methods/credentialTest';
 import { SvcMessaging } from '../../nodes/SvcMessaging/SvcMessaging.node';
 import { SvcMessagingTrigger } from '../../nodes/SvcMessaging/SvcMessagingTrigger.node';
@@ -51,8 +51,8 @@ describe('SVC Messaging API credential → Test', () => {
 	});
 
 	it('Use Redis on, Redis on a closed port: fails, naming the Redis address', async () => {
-		const port = await freeTcpPort();
-		const result = await test(data({ redis: { port, prefix: 'cred-test' } }));
+		const { port, close } = await downRedisPort();
+		const result = await test(data({ redis: { port, prefix: 'cred-test' } })).finally(close);
 		expect(result.status).toBe('Error');
 		expect(result.message).toContain(`The API key works, but Redis does not: Could not connect to Redis at 127.0.0.1:${port}`);
 		expect(result.message).not.toMatch(/turn .* off/i);

@@ -13,7 +13,7 @@ import { apiKeyCredentials, type SharedLimitRedis } from '../helpers/credentials
 import { useEmulator } from '../helpers/emulatorFixture';
 import { mostInAnySecond, phones, sendFromOther, sendsAt, useLimiterProcesses } from '../helpers/limiterProcesses';
 import { executeNode } from '../helpers/n8n';
-import { freeTcpPort, startRedis, type RedisServer } from '../helpers/services';
+import { downRedisPort, startRedis, type RedisServer } from '../helpers/services';
 import { sendParameters } from '../sms/fixtures';
 import * as mainLimiter from '../../nodes/SvcMessaging/transport/limiter';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
@@ -127,13 +127,14 @@ describe('a 429 pauses every process on the key', () => {
 
 describe('Redis trouble is never a duplicate or a silent overrun', () => {
 	it('Redis unreachable at the start: the node fails before sending anything, naming the host and the setting', async () => {
-		const port = await freeTcpPort();
+		const { port, close } = await downRedisPort();
 		const run = executeNode({ parameters: sendParameters(), credentials: freeCredentials(shared({ port })) }, phones(30_000_000, 3));
 		await expect(run).rejects.toThrow(new RegExp(`Could not connect to Redis at 127\\.0\\.0\\.1:${port}`));
 		await run.catch((error: { description?: string; message: string }) => {
 			expect(error.description).toContain('"Use Redis (Rate Limit, Sent Messages, Do-Not-Send List)"');
 			expect(`${error.message} ${error.description}`).not.toContain(REDIS_PASSWORD);
 		});
+		await close();
 		expect(emu.control.requests()).toHaveLength(0);
 	}, 30_000);
 
