@@ -15,7 +15,7 @@ import { startPostgres, type PostgresServer } from '../test/helpers/services';
 import { keyFor, log, SIZES, want } from './config';
 import { countingWrites } from './diskWrites';
 import { PLANS, phone, round, seedAccount } from './lib';
-import { activate, flowCredentials, manySmsFlow, oneSmsFlow, type ActiveFlow, type FlowAccount } from './n8nFlows';
+import { activate, firstFailure, flowCredentials, manySmsFlow, oneSmsFlow, type ActiveFlow, type FlowAccount } from './n8nFlows';
 
 export type Database = 'sqlite' | 'postgres';
 export const N8N_ROW_IDS = { oneSqlite: 'n8n-one-sqlite', onePostgres: 'n8n-one-postgres', manySqlite: 'n8n-many-sqlite' } as const;
@@ -110,7 +110,7 @@ interface Bed {
 	n8n: N8n;
 	postgres?: PostgresServer;
 	emulator: EmulatorClient;
-	/** the processes whose disk writes count: n8n (with its task runner), PostgreSQL's */
+	/** the processes whose disk writes count: n8n (with its task runner, idle here), PostgreSQL's */
 	roots: () => number[];
 }
 
@@ -254,6 +254,7 @@ async function oneRow(bed: Bed, url: string, database: Database, { sms, http }: 
 		counted.twice += twice;
 		counted.lost += lost;
 	}
+	if (counted.errors) counted.firstError += `; n8n saved: ${(await firstFailure(bed.n8n, smsFlow.workflowId)) ?? 'no failed execution of the SMS flow (the failure was elsewhere)'}`;
 	return {
 		id,
 		database,
@@ -298,7 +299,7 @@ async function manyRows(bed: Bed, accounts: Account[]): Promise<ManyRow[]> {
 			errors,
 			twice,
 			lost,
-			...(errors ? { firstError: `HTTP ${answer.status}, ${accepted} of ${items} accepted: ${answer.text.slice(0, 300)}` } : {}),
+			...(errors ? { firstError: `HTTP ${answer.status}, ${accepted} of ${items} accepted: ${answer.text.slice(0, 300)}; n8n saved: ${(await firstFailure(bed.n8n, flow.workflowId)) ?? 'no failed execution'}` } : {}),
 		});
 		const r = rows[rows.length - 1];
 		log(`bench:   ${items} SMS: ${r.kbPerSms} KB per SMS, ${r.wallS} s, ${((r.rateRatio ?? 0) * 100).toFixed(1)} % of the plan, ${twice} twice, ${lost} lost`);

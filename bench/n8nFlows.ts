@@ -42,13 +42,26 @@ const webhook = (path: string, responseData: string): WorkflowNode => ({
 	parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData, options: {} },
 });
 
-/** One item from the webhook's body: a number and its code, as an OTP flow builds its message. */
+/**
+ * One item from the webhook's body: a number and its code, as an OTP flow builds its message. An
+ * Edit Fields node, not a Code node: the rows measure the send, not n8n's task runner (in CI one
+ * execution of 450 once failed before its send, its cause not recorded; the runner is the suspect).
+ */
 const oneItem: WorkflowNode = {
-	name: 'Code',
-	type: 'n8n-nodes-base.code',
-	typeVersion: 2,
+	name: 'OTP text',
+	type: 'n8n-nodes-base.set',
+	typeVersion: 3.4,
 	position: [220, 0],
-	parameters: { jsCode: 'const body = $input.first().json.body;\nreturn [{ json: { phone: body.phone, text: `Your verification code is ${body.code}` } }];' },
+	parameters: {
+		mode: 'manual',
+		assignments: {
+			assignments: [
+				{ id: 'phone', name: 'phone', value: '={{ $json.body.phone }}', type: 'string' },
+				{ id: 'text', name: 'text', value: '=Your verification code is {{ $json.body.code }}', type: 'string' },
+			],
+		},
+		options: {},
+	},
 };
 
 /** The body's items, one n8n item each (no task runner: the many-SMS rows measure the send). */
@@ -99,7 +112,7 @@ function chain(name: string, nodes: WorkflowNode[]): WorkflowJson {
 
 export type FlowKind = 'sms' | 'http';
 
-/** Webhook → Code → SMS Send (or HTTP Request): one SMS per execution. */
+/** Webhook → Edit Fields → SMS Send (or HTTP Request): one SMS per execution. */
 export function oneSmsFlow(kind: FlowKind, path: string, emulatorUrl: string, credentialId: string): WorkflowJson {
 	const send = kind === 'sms' ? smsSend(credentialId) : httpRequest(emulatorUrl, credentialId);
 	return chain(`bench ${path}`, [webhook(path, 'firstEntryJson'), oneItem, send]);
@@ -126,4 +139,23 @@ export async function activate(n8n: N8n, workflow: WorkflowJson): Promise<Active
 		workflowId,
 		post: async <T>(body: unknown, timeoutMs = 120_000) => await http<T>('POST', `${n8n.url}/webhook/${path}`, body, {}, timeoutMs),
 	};
+}
+
+/**
+ * What n8n saved for the workflow's first failed execution ("node: message — description"), so a
+ * row's "Error in workflow" says which node failed and why; undefined when none was saved.
+ */
+export async function firstFailure(n8n: N8n, workflowId: string): Promise<string | undefined> {
+	const page = await n8n
+		.api<{ data: Array<{ id: string; data?: { resultData?: { error?: { message?: string; description?: string; node?: { name?: string } }; lastNodeExecuted?: string } } }> }>(
+			'GET',
+			`/executions?workflowId=${workflowId}&status=error&includeData=true&limit=1`,
+		)
+		.catch((e: Error) => ({ data: [], failed: e.message }));
+	const execution = page.data[0];
+	const result = execution?.data?.resultData;
+	if (!result) return 'failed' in page ? `(its saved error unreadable: ${page.failed as string})` : undefined;
+	const error = result.error;
+	const node = error?.node?.name ?? result.lastNodeExecuted ?? '?';
+	return `execution ${execution.id}, node "${node}": ${error?.message ?? 'no message'}${error?.description ? ` — ${error.description}` : ''}`.slice(0, 600);
 }
