@@ -19,7 +19,14 @@ describe('API credential form', () => {
 		expect(notices(SAVED_KEY)).toEqual(['sandboxSavedNotice']);
 		expect(notices('svc_live_abc')).toEqual([]);
 		expect(notices('')).toEqual([]);
+		expect(notices('svc_test')).toEqual([]);
+		expect(notices('svc_tesu_abc')).toEqual([]);
+		expect(notices('SVC_TEST_abc')).toEqual([]);
+		expect(notices('x svc_test_abc')).toEqual([]);
+		// A new form has no key yet: the conditions call no method on it (n8n 1's editor logged a TypeError for startsWith).
+		expect(notices(undefined as unknown as string)).toEqual([]);
 	});
+
 
 	it('the plan says where to find it and what a wrong one does; the Base URL says where to find it (both credentials)', () => {
 		const field = (properties: INodeProperties[], name: string) => properties.find((p) => p.name === name)!;

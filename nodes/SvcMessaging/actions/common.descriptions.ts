@@ -23,15 +23,9 @@ export const senderIdLocator = (description: string, required = false, automatic
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. ACMEKE',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: '^[A-Z0-9]{1,11}$',
-						errorMessage: '1–11 capital letters A–Z or digits 0–9, no spaces',
-					},
-				},
-			],
+			// A hint, not a `validation` regex: n8n checks those in a vm with a 250 ms timeout at the start of
+			// every execution, which can fail it on a busy machine; rules/ checks the sender ID before any request.
+			hint: '1–11 capital letters A–Z or digits 0–9, no spaces',
 		},
 	],
 });

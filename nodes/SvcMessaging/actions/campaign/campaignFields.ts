@@ -24,12 +24,9 @@ export const campaignIdLocator = (description: string): INodeProperties => ({
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. 42',
-			validation: [
-				{
-					type: 'regex',
-					properties: { regex: '^[0-9]+$', errorMessage: 'A campaign ID is a whole number, e.g. 42' },
-				},
-			],
+			// A hint, not a `validation` regex: n8n checks those in a vm with a 250 ms timeout at the start of
+			// every execution, which can fail it on a busy machine; the node checks the ID itself (below).
+			hint: 'A campaign ID is a whole number, e.g. 42',
 		},
 	],
 });
