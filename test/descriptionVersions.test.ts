@@ -13,7 +13,8 @@ import { SvcMessaging } from '../nodes/SvcMessaging/SvcMessaging.node';
  * template naming rule in Create's Name description; SMS Send, Send and Wait and Send Bulk's option
  * "Replace Look-Alike Characters", off by default; every sending operation's options "Dry Run",
  * "Max Credits", "Idempotency Key", "Remember Key For (Hours)" and (not campaigns) "Sending Hours", which do nothing unless added; the Do-Not-Send
- * List resource and every sending operation's "Do-Not-Send List" field). Version 1's view of today's properties — those shown for version 1, with their
+ * List resource and every sending operation's "Do-Not-Send List" field; the "By ID" rules of Sender ID and Campaign ID as
+ * hints, not regexes n8n runs with a 250 ms timeout). Version 1's view of today's properties — those shown for version 1, with their
  * `@version` condition removed — must serialise to exactly that text.
  */
 function viewOf(version: number, properties: INodeProperties[]): INodeProperties[] {
