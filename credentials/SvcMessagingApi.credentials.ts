@@ -4,10 +4,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-/** The Redis of "Use Redis": the shared rate limit, the send ledger, the keys and the do-not-send list. */
 /** The strings that start with `prefix`, as a `between` display condition (see the sandbox notice). */
 const startingWith = (prefix: string) => ({ from: prefix, to: `${prefix}\uffff` });
 
+/** The Redis of "Use Redis": the shared rate limit, the send ledger, the keys and the do-not-send list. */
 const REDIS_FIELDS: INodeProperties[] = [
 	{
 		displayName: 'Redis Host',
