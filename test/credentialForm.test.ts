@@ -27,7 +27,6 @@ describe('API credential form', () => {
 		expect(notices(undefined as unknown as string)).toEqual([]);
 	});
 
-
 	it('the plan says where to find it and what a wrong one does; the Base URL says where to find it (both credentials)', () => {
 		const field = (properties: INodeProperties[], name: string) => properties.find((p) => p.name === name)!;
 		expect(field(credential.properties, 'plan').hint).toMatch(/dashboard.*429 Too Many Requests.*lower plan only sends slower/);
