@@ -17,6 +17,10 @@ export async function createActive(n8n: N8n, workflow: WorkflowJson): Promise<{ 
 	return { id, path };
 }
 
+/** Log lines that tell where an execution stopped, and the start-up warnings of an offline machine. */
+const TELLING = /"level":"(error|warn)"|[Ee]nqueued|started execution|[Jj]ob /;
+const NOISE = /unknown webhook|not registered for GET|deprecations|npm registry request|Strapi|status code 403|Postgres 1\d is not|Python task runner/;
+
 /**
  * Waits for `count` finished executions of the workflow (the public API lists an execution once
  * the main process no longer counts it as active). On time-out the error tells what n8n said.
@@ -37,13 +41,20 @@ export async function finishedExecutions(stack: QueueStack, workflowId: string, 
 	} catch (error) {
 		const listed = await main.executions(workflowId, false).catch(() => []);
 		const running = await main.api<{ data: Execution[] }>('GET', `/executions?workflowId=${workflowId}&status=running`).catch(() => ({ data: [] }));
+		// The editor's list holds every status the database has (new, running), which the public API leaves out.
+		const stored = await main
+			.rest<{ data: { results: Execution[] } }>('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`)
+			.then((r) => r.data.results.map((e) => `${e.id}:${e.status}`).join(', ') || 'none')
+			.catch((e: Error) => `unread (${e.message.slice(0, 100)})`);
 		const errors = [main, ...stack.workers].map((n8n, i) => {
-			const lines = n8n.logLines().filter((l) => /"level":"(error|warn)"/.test(l) && !/unknown webhook|not registered for GET|deprecations/.test(l));
+			const lines = n8n
+				.logLines()
+				.filter((l) => TELLING.test(l) && !NOISE.test(l));
 			return `${i === 0 ? 'main' : `worker ${i}`}: ${lines.slice(-10).map((l) => l.slice(0, 300)).join('\n  ') || '(no errors logged)'}`;
 		});
 		throw new Error(
 			`${(error as Error).message}\nlisted: ${listed.map((e) => `${e.id}:${e.status}`).join(', ') || 'none'}; ` +
-				`running: ${running.data.map((e) => e.id).join(', ') || 'none'}\n${errors.join('\n')}`,
+				`running: ${running.data.map((e) => e.id).join(', ') || 'none'}; in the database: ${stored}\n${errors.join('\n')}`,
 		);
 	}
 }
