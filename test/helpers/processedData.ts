@@ -11,6 +11,8 @@ import type { DeduplicationItemTypes, DeduplicationScope, ICheckProcessedContext
 class ProcessedDataRows implements IDataDeduplicator {
 	readonly rows = new Map<string, string>();
 	calls = 0;
+	/** bytes of the rows written (each call rewrites its row whole, as n8n's does) */
+	bytesWritten = 0;
 	/** time spent in this store's calls (hashing and the row's JSON, what n8n's own store spends too) */
 	busyMs = 0;
 	/** when set, every call fails with it (the database unreachable) */
@@ -34,6 +36,12 @@ class ProcessedDataRows implements IDataDeduplicator {
 		if (this.failWith) throw this.failWith;
 		const text = this.rows.get(key);
 		return text === undefined ? undefined : JSON.parse(text);
+	}
+
+	private write(key: string, row: { mode: string; data: string[] }) {
+		const text = JSON.stringify(row);
+		this.bytesWritten += text.length;
+		this.rows.set(key, text);
 	}
 
 	private static hash(value: DeduplicationItemTypes) {
@@ -63,7 +71,7 @@ class ProcessedDataRows implements IDataDeduplicator {
 			}
 		});
 		if (options.maxEntries) row.data.splice(0, row.data.length - options.maxEntries);
-		this.rows.set(key, JSON.stringify(row));
+		this.write(key, row);
 		this.busyMs += performance.now() - started;
 		return out;
 	}
@@ -84,7 +92,7 @@ class ProcessedDataRows implements IDataDeduplicator {
 			const index = row.data.indexOf(ProcessedDataRows.hash(item));
 			if (index !== -1) row.data.splice(index, 1);
 		}
-		this.rows.set(key, JSON.stringify(row));
+		this.write(key, row);
 		this.busyMs += performance.now() - started;
 	}
 
@@ -97,12 +105,13 @@ class ProcessedDataRows implements IDataDeduplicator {
 	}
 
 	/** What the store did since the last call (for the bench), and the rows' size. */
-	takeStats(): { calls: number; busyMs: number; rowsMb: number } {
+	takeStats(): { calls: number; busyMs: number; rowsMb: number; bytesWritten: number } {
 		let bytes = 0;
 		for (const text of this.rows.values()) bytes += text.length;
-		const stats = { calls: this.calls, busyMs: this.busyMs, rowsMb: bytes / 1024 / 1024 };
+		const stats = { calls: this.calls, busyMs: this.busyMs, rowsMb: bytes / 1024 / 1024, bytesWritten: this.bytesWritten };
 		this.calls = 0;
 		this.busyMs = 0;
+		this.bytesWritten = 0;
 		return stats;
 	}
 

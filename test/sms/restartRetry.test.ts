@@ -59,6 +59,33 @@ describe('SMS → Send, n8n restarted (no Redis), then the execution retried', (
 		expect(twice()).toBe(0);
 	});
 
+	it("450 messages, 10 answers lost: n8n's database keeps the accepted ones in blocks (a fraction of two marks a message), and the retry after a restart sends none again", async () => {
+		const items = phones(60_000_000, 450);
+		// An empty row: earlier tests' marks (and their pending writes) out of the count.
+		await new Promise((r) => setTimeout(r, 200));
+		processedData.rows.clear();
+		emu.control.addFault({ kind: 'slow', delayMs: 1, pathPrefix: '/api/sms/send-api', count: 300 });
+		emu.control.addFault({ kind: 'drop-after-processing', pathPrefix: '/api/sms/send-api', count: 10 });
+		// Stop on error (the default): the run fails, and stays open for the Retry.
+		// A workflow of its own: its node's row (and its size, known to this process) is not the next tests'.
+		const workflowId = `long-${run}`;
+		const first = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `l-${run}-a`, workflowId }, items);
+		expect(first.error).toBeDefined();
+		expect(smsNumbers()).toHaveLength(450);
+		// Fewer than one mark a message, where it was two: a block accepted whole is one mark and its neighbours'.
+		await new Promise((r) => setTimeout(r, 200));
+		expect(processedData.marks()).toBeLessThan(450);
+
+		clearLocalLedger();
+		const settings = { onError: 'continueRegularOutput' as const };
+		const retry = await attempt({ parameters: sendParameters(), credentials: business(), executionId: `l-${run}-b`, workflowId, mode: 'retry', settings }, items);
+		const out = retry.output!;
+		expect(out.filter((i) => i.json.alreadySent === true)).toHaveLength(440);
+		expect(out.filter((i) => i.json.errorCode === 'UNKNOWN_OUTCOME')).toHaveLength(10);
+		expect(smsNumbers()).toHaveLength(450);
+		expect(twice()).toBe(0);
+	}, 60_000);
+
 	it('n8n killed mid-send at Free (5/s): the retry refuses only what had left n8n, and sends what was still waiting for its turn', async () => {
 		const items = phones(69_000_000, 20);
 		const free = apiKeyCredentials(emu.url, { plan: 'free' });

@@ -27,6 +27,7 @@ export async function sendOnce<U extends SendUnit, W>(run: SendRun, units: U[], 
 		if (unit.deferred) unit.deferred = undefined;
 		if (unit.sender) unit.sender = undefined;
 	}
+	run.ledger.plan?.(units);
 	const round = openRound(run, units, options);
 	try {
 		for (const stage of SEND_STAGES) {

@@ -1,4 +1,5 @@
 import { SEND_LEDGER } from './ledgerBounds';
+import { MarkBlocks, type BlockMarks } from './markBlocks';
 import { ROW_OPTIONS, rowOf, type ProcessedData } from '../stores/nodeRow';
 
 export type { ProcessedData } from '../stores/nodeRow';
@@ -16,7 +17,9 @@ export { addNodeMarks, nodeRowWritten, onNodeRow } from '../stores/nodeRow';
  *
  * Per message, `u` (under way) is written in the key limiter's slot, right before the request
  * leaves (a message still waiting for its turn is not marked: a Retry sends it), and `a` (accepted)
- * when the service accepted it; a message refused unsent loses its `u`. Each mark carries the
+ * when the service accepted it; a message refused unsent loses its `u`. Once the service accepted
+ * every message of a block of consecutive ones, one mark takes the place of their marks
+ * (markBlocks.ts), so a long run's row stays small. Each mark carries the
  * half-day its run began in, and a retry honours marks of this and the previous half-day (12 to 24
  * hours): a retry the morning after a crash finds the night's sends; yesterday's identical
  * reminder does not hold today's retry back.
@@ -25,8 +28,13 @@ export { addNodeMarks, nodeRowWritten, onNodeRow } from '../stores/nodeRow';
  * mark it recorded by asking: a call refused after its look-up leaves nothing behind.
  */
 export interface DurableMarks {
-	/** What earlier tries did with these messages, after a restart. Leaves the row as it was. */
-	lookup(messages: readonly string[]): Promise<Array<'accepted' | 'unknown' | undefined>>;
+	/** The run's units in the round's order, which its blocks follow (a run of fewer than a block keeps a mark a message). */
+	plan(units: ReadonlyArray<{ identity: string }>): void;
+	/**
+	 * What earlier tries did with these messages, after a restart (`changed`: no mark of its own, in a
+	 * block an earlier try recorded whole with another content). Leaves the row as it was.
+	 */
+	lookup(messages: readonly string[]): Promise<Array<'accepted' | 'unknown' | 'changed' | undefined>>;
 	/** Written right before the messages are posted; resolves once the row holds them. */
 	begin(messages: readonly string[]): Promise<void>;
 	/** Joins the next write; `written` resolves once it is in. */
@@ -65,10 +73,35 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 	const bucket = halfDay(Date.now());
 	const marksOf = (kind: 'u' | 'a', messages: readonly string[]) => messages.map((m) => mark(kind, digestOf(m), bucket));
 	// What this run added, in order (the messages' own strings, no copy): taken out in the row's order when it finishes.
-	const added: Array<{ kind: 'u' | 'a'; messages: readonly string[] }> = [];
+	const added: Array<{ kind: 'u' | 'a'; messages: readonly string[] } | { kind: 'b'; level: number; block: number; marks: string[] }> = [];
 	let count = 0;
 	const notSent = new Set<string>();
+	let blocks: MarkBlocks | undefined;
+	const inWholeBlock = (message: string) => blocks !== undefined && blocks.wholeLevel(message) >= 0;
+	// The block's marks first, then its parts' marks go (a crash between leaves both: still accepted).
+	const recordWhole = (level: number, block: number, acceptedNow: ReadonlySet<string>) => {
+		const { whole, neighbours } = blocks!.marksOf(level, block, bucket);
+		const marks = [whole, ...neighbours];
+		added.push({ kind: 'b', level, block, marks });
+		void row.add(marks).catch(() => undefined);
+		let gone: string[];
+		if (level === 0) {
+			const messages = blocks!.messagesOf(block);
+			gone = [...marksOf('u', messages), ...marksOf('a', messages.filter((m) => !acceptedNow.has(m)))];
+		} else {
+			gone = blocks!.partsOf(level, block).flatMap((part) => {
+				const below = blocks!.marksOf(level - 1, part, bucket);
+				return [below.whole, ...below.neighbours];
+			});
+		}
+		row.remove(gone);
+		count += marks.length - gone.length;
+	};
 	return {
+		plan(units) {
+			blocks = units.length > SEND_LEDGER.durable.blockMessages ? new MarkBlocks(units, digestOf) : undefined;
+			if (blocks?.levels.length === 0) blocks = undefined;
+		},
 		async lookup(messages) {
 			if (messages.length === 0) return [];
 			await row.written();
@@ -76,6 +109,18 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			const buckets = [now, now - 1];
 			const digests = messages.map(digestOf);
 			const asked = digests.flatMap((d) => buckets.flatMap((b) => [mark('u', d, b), mark('a', d, b)]));
+			// The asked messages' blocks at each level: each one's mark and its neighbour's, in both buckets.
+			const blocksOf = messages.map((m) => blocks?.blocksOf(m) ?? []);
+			const blockMarks = new Map<string, BlockMarks[]>();
+			for (const levels of blocksOf) {
+				levels.forEach((block, level) => {
+					const key = `${level}:${block}`;
+					if (blockMarks.has(key)) return;
+					const marks = buckets.map((b) => blocks!.marksOf(level, block, b));
+					blockMarks.set(key, marks);
+					for (const { whole, neighbours } of marks) asked.push(whole, ...neighbours);
+				});
+			}
 			const found = await row
 				.serial(async (h) => {
 					const answer = await h.checkProcessedAndRecord(asked, 'node', ROW_OPTIONS);
@@ -87,9 +132,16 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 				.catch((error: unknown) => {
 					throw new DatabaseUnavailable(error, true);
 				});
-			return digests.map((d) => {
-				if (buckets.some((b) => found.has(mark('a', d, b)))) return 'accepted';
-				return buckets.some((b) => found.has(mark('u', d, b))) ? 'unknown' : undefined;
+			const blockState = (levels: number[]) => {
+				const marks = levels.map((block, level) => blockMarks.get(`${level}:${block}`)!);
+				if (marks.some((m) => m.some(({ whole }) => found.has(whole)))) return 'whole';
+				return marks.some((m) => m.some(({ neighbours }) => neighbours.some((n) => found.has(n)))) ? 'changed' : undefined;
+			};
+			return digests.map((d, i) => {
+				const state = blockState(blocksOf[i]);
+				if (state === 'whole' || buckets.some((b) => found.has(mark('a', d, b)))) return 'accepted';
+				if (buckets.some((b) => found.has(mark('u', d, b)))) return 'unknown';
+				return state === 'changed' ? 'changed' : undefined;
 			});
 		},
 		async begin(messages) {
@@ -102,9 +154,18 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 		},
 		accepted(messages) {
 			if (messages.length === 0) return;
-			added.push({ kind: 'a', messages });
-			count += messages.length;
-			void row.add(marksOf('a', messages)).catch(() => undefined);
+			const completed = blocks?.accepted(messages) ?? [];
+			// A message whose block is now whole needs no mark of its own.
+			const own = completed.length ? messages.filter((m) => !inWholeBlock(m)) : messages;
+			if (own.length) {
+				added.push({ kind: 'a', messages: own });
+				count += own.length;
+				void row.add(marksOf('a', own)).catch(() => undefined);
+			}
+			if (completed.length) {
+				const acceptedNow = new Set(messages);
+				for (const [level, block] of completed) recordWhole(level, block, acceptedNow);
+			}
 		},
 		notSent(messages) {
 			if (messages.length === 0) return;
@@ -113,11 +174,13 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 		},
 		finished(runKey) {
 			row.finished(runKey, count, () =>
-				added.map(({ kind, messages }) => ({
-					count: messages.length,
-					// A message refused unsent lost its mark already: asked again, n8n would search the whole row for it.
-					marks: () => marksOf(kind, notSent.size ? messages.filter((m) => !notSent.has(m)) : messages),
-				})),
+				added.map((batch) => {
+					if (batch.kind === 'b') return { count: batch.marks.length, marks: () => (blocks?.withinWhole(batch.level, batch.block) ? [] : batch.marks) };
+					const { kind, messages } = batch;
+					// Marks that left already (a message refused unsent, a whole block's): asked again, n8n would search the whole row for each.
+					const left = (m: string) => !notSent.has(m) && !inWholeBlock(m);
+					return { count: messages.length, marks: () => marksOf(kind, notSent.size || blocks ? messages.filter(left) : messages) };
+				}),
 			);
 		},
 		written: async () => await row.written(),

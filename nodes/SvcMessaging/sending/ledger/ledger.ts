@@ -87,6 +87,8 @@ const runsThatSent = new RunSet();
 export interface SendLedger {
 	/** Whether this run may repeat an earlier one (only then is anything looked up). */
 	readonly consult: boolean;
+	/** The run's units in the round's order, before any stage decides one (the durable record's blocks). */
+	plan?(units: ReadonlyArray<{ identity: string }>): void;
 	/** Entries this run must not send again, in the order of `identities`. Throws RedisUnavailable. */
 	lookup(identities: string[]): Promise<Array<EarlierEntry | undefined>>;
 	/** Whether this process holds any entry of each message (one that applies or not). */

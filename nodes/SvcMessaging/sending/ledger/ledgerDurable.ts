@@ -23,6 +23,15 @@ const UNKNOWN_BEFORE: EarlierEntry = {
 	sentIn: BEFORE_RESTART,
 };
 
+/** A message with no mark of its own in a block an earlier try recorded whole (markBlocks.ts) with other content. */
+const BLOCK_CHANGED: EarlierEntry = {
+	outcome: 'unknown',
+	message: 'an earlier try sent the messages around it, and n8n’s database records them as one block whose content has changed since',
+	description:
+		'The block’s record holds a different message in this place (an expression may give another text on a retry), so whether this one was sent is not known. It is not sent again.',
+	sentIn: BEFORE_RESTART,
+};
+
 /** Send and Wait follows each message by its ID, which n8n's database does not keep. */
 const ACCEPTED_UNFOLLOWABLE: EarlierEntry = {
 	outcome: 'unknown',
@@ -68,6 +77,7 @@ export function withDurableMarks(
 	let dated: Promise<number> | undefined;
 	return {
 		consult: ledger.consult,
+		plan: (units) => marks.plan(units),
 		held: (identities) => ledger.held(identities),
 		async lookup(identities) {
 			const found = await ledger.lookup(identities);
@@ -85,6 +95,7 @@ export function withDurableMarks(
 			missing.forEach((i, n) => {
 				if (durable[n] === 'accepted') found[i] = followsMessages ? ACCEPTED_UNFOLLOWABLE : ACCEPTED_BEFORE;
 				else if (durable[n] === 'unknown') found[i] = unknown;
+				else if (durable[n] === 'changed') found[i] = BLOCK_CHANGED;
 			});
 			return found;
 		},

@@ -23,6 +23,12 @@ export const NODE_ROW = {
 	 * saved the execution): the last 100 messages' (two marks each); taken out in one call at twice that
 	 */
 	keepFinishedMarks: 200,
+	/**
+	 * consecutive messages of a run recorded as one mark once the service accepted them all
+	 * (ledger/markBlocks.ts): their own two marks a message leave the row, which so stays small
+	 * through a run of any length
+	 */
+	blockMessages: 100,
 	/** marks one removal call takes out at most: n8n searches and closes the row once per mark, ~1 s of its CPU for 10,000 from a row of 60,000 (each call rewrites the row) */
 	removeAtMost: 10_000,
 	/**

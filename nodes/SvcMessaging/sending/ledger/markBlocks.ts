@@ -1,0 +1,145 @@
+import { NODE_ROW } from '../stores/rowBounds';
+
+/**
+ * A run's messages in blocks of about NODE_ROW.blockMessages consecutive units (the round's order,
+ * before any stage decides one), and those blocks in blocks of about as many again: once the
+ * service accepted a whole block, one mark in the node's row in n8n's database stands for it, in
+ * place of two marks a message (or of its smaller blocks' marks). n8n reads and rewrites that row
+ * whole on every call; so it stays small through a run of any length, and each message costs the
+ * same to record.
+ *
+ * A block ends where a message's digest says so (one in blockMessages; past twice that, one in
+ * ten), as content-defined chunking does, not at a fixed position: a retry whose list lost or
+ * gained a unit (a workflow edited before "Retry with currently saved workflow") finds the other
+ * blocks as they were. A block's mark names its content (a digest of its parts' names in order), so
+ * only a retry whose block holds exactly those messages finds it. Each block's mark comes with its
+ * neighbours' ("the block after the one named X was accepted whole", "… before the one named Y"):
+ * a retry that finds one for a block it cannot match (a text an expression draws from the clock
+ * changed) refuses the block's unmarked messages as of unknown outcome instead of sending them.
+ * It cannot tell when a block and both its neighbours changed. So a level is used only when the
+ * run has two blocks of it or more.
+ */
+export interface BlockMarks {
+	/** the block's own mark */
+	whole: string;
+	/** its neighbours' marks: "the block after X" (not for the first) and "the block before Y" (not for the last) */
+	neighbours: string[];
+}
+
+/** One level of blocks over the parts below it (units for the first). */
+interface Level {
+	/** the first part of each block, and one past the last part */
+	starts: number[];
+	/** the block of each part */
+	blockOfPart: Uint32Array;
+	/** parts of each block not accepted yet */
+	left: Uint16Array;
+	names: string[];
+}
+
+const SIZE = NODE_ROW.blockMessages;
+/** Where a block ends: a digest one in SIZE, or one in ten past twice SIZE (a hard end at 10 × SIZE is all but never reached). */
+function endsBlock(name: string, length: number): boolean {
+	const n = parseInt(name.slice(0, 8), 16);
+	return n % SIZE === 0 || (length >= 2 * SIZE && n % 10 === 0) || length >= 10 * SIZE;
+}
+
+/** Cuts named parts into blocks; answers undefined when they make fewer than two. */
+function levelOver(names: readonly string[], level: number, digestOf: (text: string) => string): Level | undefined {
+	const starts = [0];
+	for (let part = 0; part < names.length - 1; part++) {
+		if (endsBlock(names[part], part + 1 - starts[starts.length - 1])) starts.push(part + 1);
+	}
+	if (starts.length < 2) return undefined;
+	starts.push(names.length);
+	const count = starts.length - 1;
+	const blockOfPart = new Uint32Array(names.length);
+	const left = new Uint16Array(count);
+	const blockNames: string[] = [];
+	for (let block = 0; block < count; block++) {
+		blockOfPart.fill(block, starts[block], starts[block + 1]);
+		left[block] = starts[block + 1] - starts[block];
+		blockNames.push(digestOf(`${level}\u0000${names.slice(starts[block], starts[block + 1]).join('\u0000')}`));
+	}
+	return { starts, blockOfPart, left, names: blockNames };
+}
+
+export class MarkBlocks {
+	private readonly positions = new Map<string, number>();
+	/** a message counted once, however often it is reported (a block must never be called whole too soon) */
+	private readonly counted: Uint8Array;
+	readonly levels: Level[] = [];
+
+	constructor(
+		private readonly units: ReadonlyArray<{ identity: string }>,
+		digestOf: (message: string) => string,
+	) {
+		units.forEach((unit, position) => this.positions.set(unit.identity, position));
+		this.counted = new Uint8Array(units.length);
+		let names = units.map((unit) => digestOf(unit.identity));
+		for (let level = 0; ; level++) {
+			const next = levelOver(names, level, digestOf);
+			if (!next) break;
+			this.levels.push(next);
+			names = next.names;
+		}
+	}
+
+	/** The message's block at each level (none when it is not in the run's plan). */
+	blocksOf(message: string): number[] {
+		let part = this.positions.get(message);
+		if (part === undefined) return [];
+		return this.levels.map((level) => (part = level.blockOfPart[part!]));
+	}
+
+	/** The parts of a block (units' identities for the first level, block numbers for the others). */
+	messagesOf(block: number): string[] {
+		const { starts } = this.levels[0];
+		return this.units.slice(starts[block], starts[block + 1]).map((unit) => unit.identity);
+	}
+
+	partsOf(level: number, block: number): number[] {
+		const { starts } = this.levels[level];
+		return Array.from({ length: starts[block + 1] - starts[block] }, (_, i) => starts[block] + i);
+	}
+
+	/** The marks of a block accepted whole, in the run's half-day bucket. */
+	marksOf(level: number, block: number, bucket: number): BlockMarks {
+		const { names } = this.levels[level];
+		const neighbours = [];
+		if (block > 0) neighbours.push(`n:${names[block - 1]}:${bucket}`);
+		if (block < names.length - 1) neighbours.push(`p:${names[block + 1]}:${bucket}`);
+		return { whole: `b:${names[block]}:${bucket}`, neighbours };
+	}
+
+	/** Counts accepted messages; answers the blocks they completed, smaller ones first ([level, block]). */
+	accepted(messages: readonly string[]): Array<[level: number, block: number]> {
+		const completed: Array<[number, number]> = [];
+		for (const message of messages) {
+			const position = this.positions.get(message);
+			if (position === undefined || this.counted[position]) continue;
+			this.counted[position] = 1;
+			let part = position;
+			for (let level = 0; level < this.levels.length; level++) {
+				const block = this.levels[level].blockOfPart[part];
+				if (--this.levels[level].left[block] > 0) break;
+				completed.push([level, block]);
+				part = block;
+			}
+		}
+		return completed;
+	}
+
+	/** The highest level at which the message's block was accepted whole in this run (-1: none). */
+	wholeLevel(message: string): number {
+		const blocks = this.blocksOf(message);
+		for (let level = blocks.length - 1; level >= 0; level--) if (this.levels[level].left[blocks[level]] === 0) return level;
+		return -1;
+	}
+
+	/** Whether a block's marks left the row for a larger block's. */
+	withinWhole(level: number, block: number): boolean {
+		const above = this.levels[level + 1];
+		return above !== undefined && above.left[above.blockOfPart[block]] === 0;
+	}
+}

@@ -1,0 +1,170 @@
+/**
+ * The send ledger's block marks (sending/ledger/markBlocks.ts, durableMarks.ts) against the jest
+ * stand-in of n8n's store (test/helpers/processedData.ts: md5 hashes, whole-row reads and writes):
+ * a block the service accepted whole is one mark, so a long run's row stays small and each message
+ * costs the same bytes at any length; a Retry after a crash still tells accepted, under way and
+ * never posted apart, and refuses rather than resends what a changed block hides.
+ */
+import { createHash } from 'crypto';
+import type { ICheckProcessedContextData, DeduplicationScope, ICheckProcessedOptions } from 'n8n-workflow';
+
+import { processedData } from '../helpers/processedData';
+import { durableMarks, type DurableMarks, type ProcessedData } from '../../nodes/SvcMessaging/sending/ledger/durableMarks';
+import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledger/ledgerBounds';
+import { MarkBlocks } from '../../nodes/SvcMessaging/sending/ledger/markBlocks';
+
+const BLOCK = SEND_LEDGER.durable.blockMessages;
+let n = 0;
+
+function nodeHelpers(): { helpers: ProcessedData; scopeKey: string; workflowId: string } {
+	const workflowId = `wf-blocks-${++n}`;
+	const context = { workflow: { id: workflowId }, node: { id: 'node-blocks' } } as unknown as ICheckProcessedContextData;
+	const helpers: ProcessedData = {
+		checkProcessedAndRecord: async (items, scope: DeduplicationScope, options: ICheckProcessedOptions) => await processedData.checkProcessedAndRecord(items, scope, context, options),
+		removeProcessed: async (items, scope: DeduplicationScope) => await processedData.removeProcessed(items, scope, context),
+		getProcessedDataCount: async (scope: DeduplicationScope) => await processedData.getProcessedDataCount(scope, context),
+	};
+	return { helpers, scopeKey: `${workflowId}\u0000node-blocks`, workflowId };
+}
+
+/** Messages named by a hex digest, as the node names them (ledgerDurable.ts messageDigestOf): blocks end where a digest says. */
+const same = (message: string) => createHash('sha256').update(message).digest('hex').slice(0, 32);
+const unitsOf = (messages: string[]) => messages.map((identity) => ({ identity }));
+const rowMarks = (workflowId: string) => {
+	const text = processedData.rows.get(`${workflowId}\u0000n:node-blocks`);
+	return text === undefined ? 0 : (JSON.parse(text) as { data: string[] }).data.length;
+};
+
+/** Posts `messages` as a send does: `perPost` at a time, two posts under way, each marked before it leaves and accepted after. */
+async function send(run: DurableMarks, messages: string[], perPost = 10) {
+	for (let at = 0; at < messages.length; at += 2 * perPost) {
+		const first = messages.slice(at, at + perPost);
+		const second = messages.slice(at + perPost, at + 2 * perPost);
+		await Promise.all([run.begin(first), run.begin(second)]);
+		run.accepted(first);
+		run.accepted(second);
+	}
+	await run.written();
+}
+
+describe("the send ledger's block marks in n8n's database", () => {
+	it('a long run keeps two marks a block, not two a message, and each message costs the same bytes at 3,000 and 30,000', async () => {
+		const perMessage = async (count: number) => {
+			const { helpers, scopeKey, workflowId } = nodeHelpers();
+			const messages = Array.from({ length: count }, (_, m) => `long-${count}-${m}`);
+			const run = durableMarks(scopeKey, helpers, same);
+			run.plan(unitsOf(messages));
+			processedData.takeStats();
+			await send(run, messages, 50);
+			const { bytesWritten } = processedData.takeStats();
+			// A block's own mark and its neighbour's (ledger/markBlocks.ts), far fewer than two a message.
+			expect(rowMarks(workflowId)).toBeLessThan(count / 10);
+			return bytesWritten / count;
+		};
+		const short = await perMessage(3_000);
+		const long = await perMessage(30_000);
+		expect(long / short).toBeLessThan(1.5);
+	}, 60_000);
+
+	it('n8n stopped mid-run: a Retry finds the whole blocks and the last messages accepted, refuses those under way, sends the rest', async () => {
+		const { helpers, scopeKey, workflowId } = nodeHelpers();
+		const messages = Array.from({ length: 1_000 }, (_, m) => `crash-${m}`);
+		const run = durableMarks(scopeKey, helpers, same);
+		run.plan(unitsOf(messages));
+		await send(run, messages.slice(0, 650));
+		await run.begin(messages.slice(650, 660));
+		await run.written();
+		const marks = rowMarks(workflowId);
+		expect(marks).toBeLessThan(650);
+
+		const retry = durableMarks(scopeKey, helpers, same);
+		retry.plan(unitsOf(messages));
+		const found = await retry.lookup(messages);
+		expect(found.slice(0, 650).every((f) => f === 'accepted')).toBe(true);
+		expect(found.slice(650, 660).every((f) => f === 'unknown')).toBe(true);
+		expect(found.slice(660).every((f) => f === undefined)).toBe(true);
+		// The look-up leaves the row as it was.
+		expect(rowMarks(workflowId)).toBe(marks);
+	});
+
+	it('a block whose content changed before the Retry: its messages are refused as of unknown outcome, not sent again', async () => {
+		const { helpers, scopeKey } = nodeHelpers();
+		const messages = Array.from({ length: 500 }, (_, m) => `changed-${m}`);
+		const run = durableMarks(scopeKey, helpers, same);
+		run.plan(unitsOf(messages));
+		await send(run, messages);
+		// One text in the first block and one in the third come out differently on the Retry (an
+		// expression reading the clock); the blocks between keep theirs (a block whose neighbours
+		// all changed too cannot be told from a new one: ledger/markBlocks.ts).
+		const original = new MarkBlocks(unitsOf(messages), same);
+		expect(original.levels).toHaveLength(1);
+		const changed = [7, original.levels[0].starts[2] + 3];
+		const again = messages.map((m, i) => (changed.includes(i) ? `${m} at 10:01` : m));
+		const retry = durableMarks(scopeKey, helpers, same);
+		retry.plan(unitsOf(again));
+		const found = await retry.lookup(again);
+		const blockOf = (i: number) => original.blocksOf(messages[i])[0];
+		const changedBlocks = new Set(changed.map(blockOf));
+		expect(changedBlocks.size).toBe(2);
+		found.forEach((f, i) => expect([i, f]).toEqual([i, changedBlocks.has(blockOf(i)) ? 'changed' : 'accepted']));
+	});
+
+	it('a Retry whose list gained a unit finds every other block as it was (blocks end where a digest says, not at a position)', async () => {
+		const { helpers, scopeKey } = nodeHelpers();
+		const messages = Array.from({ length: 1_000 }, (_, m) => `shifted-${m}`);
+		const run = durableMarks(scopeKey, helpers, same);
+		run.plan(unitsOf(messages));
+		await send(run, messages);
+		const again = [...messages.slice(0, 120), 'a new line', ...messages.slice(120)];
+		const retry = durableMarks(scopeKey, helpers, same);
+		retry.plan(unitsOf(again));
+		const found = await retry.lookup(again);
+		expect(found.filter((f) => f === undefined)).toHaveLength(0);
+		expect(found.filter((f) => f === 'accepted').length).toBeGreaterThan(600);
+	});
+
+	it('a message reported accepted twice is counted once: its block is not recorded whole while another is under way', async () => {
+		const { helpers, scopeKey } = nodeHelpers();
+		const messages = Array.from({ length: 3 * BLOCK }, (_, m) => `twice-${m}`);
+		const run = durableMarks(scopeKey, helpers, same);
+		run.plan(unitsOf(messages));
+		await run.begin(messages);
+		run.accepted(messages.slice(0, -1));
+		run.accepted(messages.slice(0, 1));
+		await run.written();
+		const retry = durableMarks(scopeKey, helpers, same);
+		retry.plan(unitsOf(messages));
+		const found = await retry.lookup(messages);
+		expect(found.at(-1)).toBe('unknown');
+		expect(new Set(found.slice(0, -1))).toEqual(new Set(['accepted']));
+	});
+
+	it("a finished run of 5,000 stays whole in the row's finished tail (a Retry right after n8n stopped finds it), and leaves once newer runs follow", async () => {
+		const { helpers, scopeKey, workflowId } = nodeHelpers();
+		const messages = Array.from({ length: 5_000 }, (_, m) => `finished-${m}`);
+		const run = durableMarks(scopeKey, helpers, same);
+		run.plan(unitsOf(messages));
+		await send(run, messages, 100);
+		run.finished('finished-run');
+		await run.written();
+		expect(rowMarks(workflowId)).toBeLessThanOrEqual(2 * SEND_LEDGER.durable.keepFinishedMarks);
+		const retry = durableMarks(scopeKey, helpers, same);
+		retry.plan(unitsOf(messages));
+		expect(new Set(await retry.lookup(messages))).toEqual(new Set(['accepted']));
+		for (let m = 0; m < 3 * SEND_LEDGER.durable.keepFinishedMarks; m++) {
+			const later = durableMarks(scopeKey, helpers, same);
+			await send(later, [`later-${m}`]);
+			later.finished(`later-${m}`);
+		}
+		await run.written();
+		expect((await durableMarks(scopeKey, helpers, same).lookup(messages.slice(0, 10))).every((f) => f === undefined)).toBe(true);
+	});
+
+	it('a run shorter than a block keeps a mark a message (a one-SMS execution writes no block)', async () => {
+		const { helpers, scopeKey, workflowId } = nodeHelpers();
+		const run = durableMarks(scopeKey, helpers, same);
+		run.plan(unitsOf(['otp-1']));
+		await send(run, ['otp-1']);
+		expect(rowMarks(workflowId)).toBe(2);
+	});
+});
