@@ -48,7 +48,7 @@ async function send(run: DurableMarks, messages: string[], perPost = 10) {
 }
 
 describe("the send ledger's block marks in n8n's database", () => {
-	it('a long run keeps two marks a block, not two a message, and each message costs the same bytes at 3,000 and 30,000', async () => {
+	it('a long run keeps three marks a block (its own, its neighbours'), not two a message, and each message costs the same bytes at 3,000 and 30,000', async () => {
 		const perMessage = async (count: number) => {
 			const { helpers, scopeKey, workflowId } = nodeHelpers();
 			const messages = Array.from({ length: count }, (_, m) => `long-${count}-${m}`);
@@ -63,7 +63,8 @@ describe("the send ledger's block marks in n8n's database", () => {
 		};
 		const short = await perMessage(3_000);
 		const long = await perMessage(30_000);
-		expect(long / short).toBeLessThan(1.5);
+		// (the issue's bound: within 25 %)
+		expect(long / short).toBeLessThan(1.25);
 	}, 60_000);
 
 	it('n8n stopped mid-run: a Retry finds the whole blocks and the last messages accepted, refuses those under way, sends the rest', async () => {

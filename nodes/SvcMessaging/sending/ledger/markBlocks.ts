@@ -2,13 +2,14 @@ import { NODE_ROW } from '../stores/rowBounds';
 
 /**
  * A run's messages in blocks of about NODE_ROW.blockMessages consecutive units (the round's order,
- * before any stage decides one), and those blocks in blocks of about as many again: once the
+ * before any stage decides one), and those blocks in blocks of about NODE_ROW.blocksPerBlock, and so
+ * on: once the
  * service accepted a whole block, one mark in the node's row in n8n's database stands for it, in
  * place of two marks a message (or of its smaller blocks' marks). n8n reads and rewrites that row
  * whole on every call; so it stays small through a run of any length, and each message costs the
  * same to record.
  *
- * A block ends where a message's digest says so (one in blockMessages; past twice that, one in
+ * A block ends where a part's digest says so (one in its level's size; past twice the size, one in
  * ten), as content-defined chunking does, not at a fixed position: a retry whose list lost or
  * gained a unit (a workflow edited before "Retry with currently saved workflow") finds the other
  * blocks as they were. A block's mark names its content (a digest of its parts' names in order), so
@@ -37,18 +38,18 @@ interface Level {
 	names: string[];
 }
 
-const SIZE = NODE_ROW.blockMessages;
-/** Where a block ends: a digest one in SIZE, or one in ten past twice SIZE (a hard end at 10 × SIZE is all but never reached). */
-function endsBlock(name: string, length: number): boolean {
+/** Where a block of `size` parts ends: a digest one in `size`, or more often past twice that (a hard end at 10 × `size` is all but never reached). */
+function endsBlock(name: string, length: number, size: number): boolean {
 	const n = parseInt(name.slice(0, 8), 16);
-	return n % SIZE === 0 || (length >= 2 * SIZE && n % 10 === 0) || length >= 10 * SIZE;
+	return n % size === 0 || (length >= 2 * size && n % Math.max(1, size / 10) === 0) || length >= 10 * size;
 }
 
 /** Cuts named parts into blocks; answers undefined when they make fewer than two. */
 function levelOver(names: readonly string[], level: number, digestOf: (text: string) => string): Level | undefined {
+	const size = level === 0 ? NODE_ROW.blockMessages : NODE_ROW.blocksPerBlock;
 	const starts = [0];
 	for (let part = 0; part < names.length - 1; part++) {
-		if (endsBlock(names[part], part + 1 - starts[starts.length - 1])) starts.push(part + 1);
+		if (endsBlock(names[part], part + 1 - starts[starts.length - 1], size)) starts.push(part + 1);
 	}
 	if (starts.length < 2) return undefined;
 	starts.push(names.length);

@@ -29,6 +29,11 @@ export const NODE_ROW = {
 	 * through a run of any length
 	 */
 	blockMessages: 100,
+	/**
+	 * blocks of a level recorded as one mark of the next once all are whole: few, so that the marks of
+	 * the blocks waiting for their larger one stay few at any length of run (3 marks a block)
+	 */
+	blocksPerBlock: 10,
 	/** marks one removal call takes out at most: n8n searches and closes the row once per mark, ~1 s of its CPU for 10,000 from a row of 60,000 (each call rewrites the row) */
 	removeAtMost: 10_000,
 	/**
