@@ -48,7 +48,7 @@ async function send(run: DurableMarks, messages: string[], perPost = 10) {
 }
 
 describe("the send ledger's block marks in n8n's database", () => {
-	it('a long run keeps three marks a block (its own, its neighbours'), not two a message, and each message costs the same bytes at 3,000 and 30,000', async () => {
+	it("a long run keeps three marks a block (its own, its neighbours'), not two a message, and each message costs the same bytes at 3,000 and 30,000", async () => {
 		const perMessage = async (count: number) => {
 			const { helpers, scopeKey, workflowId } = nodeHelpers();
 			const messages = Array.from({ length: count }, (_, m) => `long-${count}-${m}`);
