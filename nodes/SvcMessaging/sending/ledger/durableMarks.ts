@@ -45,7 +45,7 @@ export interface DurableMarks {
 	finished(runKey: string): void;
 	/** Resolves once every mark added so far is written (or failed). */
 	written(): Promise<void>;
-	/** Whether the row is small enough to be written at once (SEND_LEDGER.durable.smallRowMarks). */
+	/** Whether a mark is written at once (a small row, and not past a long run's first messages: SEND_LEDGER.durable). */
 	quick(): boolean;
 }
 
@@ -77,6 +77,9 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 	let count = 0;
 	const notSent = new Set<string>();
 	let blocks: MarkBlocks | undefined;
+	let begun = 0;
+	// Past its first messages a long run is written in gathers, as a large row was (stores/rowBounds.ts).
+	const long = () => blocks !== undefined && begun > SEND_LEDGER.durable.smallRowMarks / 2;
 	const inWholeBlock = (message: string) => blocks !== undefined && blocks.wholeLevel(message) >= 0;
 	// The block's marks first, then its parts' marks go (a crash between leaves both: still accepted).
 	const recordWhole = (level: number, block: number, acceptedNow: ReadonlySet<string>) => {
@@ -148,6 +151,8 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			if (messages.length === 0) return;
 			added.push({ kind: 'u', messages });
 			count += messages.length;
+			begun += messages.length;
+			if (long()) row.longRun();
 			await row.add(marksOf('u', messages)).catch((error: unknown) => {
 				throw new DatabaseUnavailable(error);
 			});
@@ -184,6 +189,6 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			);
 		},
 		written: async () => await row.written(),
-		quick: () => row.small(),
+		quick: () => row.small() && !long(),
 	};
 }

@@ -70,6 +70,8 @@ export class NodeRow {
 	private size: number | undefined;
 	private finishedRuns = new Map<string, FinishedRun>();
 	private finishedMarks = 0;
+	/** until when a long run asks for gathers (its row stays small: its blocks, ledger/markBlocks.ts) */
+	private longRunUntil = 0;
 	private helpers: ProcessedData;
 
 	constructor(helpers: ProcessedData) {
@@ -106,6 +108,14 @@ export class NodeRow {
 	/** Whether a change is written at once (no gather): the row is small, or its size not read yet. */
 	small(): boolean {
 		return this.size === undefined || this.size <= NODE_ROW.smallRowMarks;
+	}
+
+	/**
+	 * A long run is writing: gather its changes for at least NODE_ROW.longRunGatherMs for a while,
+	 * however small the row, so that it is written a few times a second, not once a message.
+	 */
+	longRun() {
+		this.longRunUntil = Date.now() + NODE_ROW.flushMaxMs;
 	}
 
 	/** Counts marks a call added (or took out) of the row outside the queue (look-ups, key claims). */
@@ -155,7 +165,9 @@ export class NodeRow {
 			const { flushCostFactor, flushMaxMs, removeAtMost } = NODE_ROW;
 			this.size ??= await this.serial(async (h) => await h.getProcessedDataCount('node', ROW_OPTIONS)).catch(() => 0);
 			// A small row is written at once; a large one gathers what comes meanwhile (bounded: a post may be waiting).
-			if (!this.small()) await sleep(Math.min(flushMaxMs, flushCostFactor * this.lastWriteMs));
+			const gather = Math.min(flushMaxMs, flushCostFactor * this.lastWriteMs);
+			if (Date.now() < this.longRunUntil) await sleep(Math.max(NODE_ROW.longRunGatherMs, gather));
+			else if (!this.small()) await sleep(gather);
 			const changes = this.queue;
 			this.queue = [];
 			const started = Date.now();
