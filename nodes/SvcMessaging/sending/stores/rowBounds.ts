@@ -49,7 +49,7 @@ export const NODE_ROW = {
 	 * the gather of a long run's changes (past its first smallRowMarks / 2 messages), whatever the row's
 	 * size: its messages are then marked before they wait for their turn, as a large row's are
 	 */
-	longRunGatherMs: 500,
+	longRunGatherMs: 250,
 	/** the gather of a large row: this many times the last write's duration, so rewriting it takes a bounded share of n8n */
 	flushCostFactor: 40,
 	/**
