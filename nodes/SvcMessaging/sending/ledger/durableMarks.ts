@@ -71,12 +71,14 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 	const row = rowOf(scopeKey, helpers);
 	// One bucket for the whole run: its marks can be taken out again without searching for them.
 	const bucket = halfDay(Date.now());
-	const marksOf = (kind: 'u' | 'a', messages: readonly string[]) => messages.map((m) => mark(kind, digestOf(m), bucket));
+	let blocks: MarkBlocks | undefined;
+	// A long run's digests were made once, with its blocks.
+	const nameOf = (message: string) => blocks?.digestOf(message) ?? digestOf(message);
+	const marksOf = (kind: 'u' | 'a', messages: readonly string[]) => messages.map((m) => mark(kind, nameOf(m), bucket));
 	// What this run added, in order (the messages' own strings, no copy): taken out in the row's order when it finishes.
 	const added: Array<{ kind: 'u' | 'a'; messages: readonly string[] } | { kind: 'b'; level: number; block: number; marks: string[] }> = [];
 	let count = 0;
 	const notSent = new Set<string>();
-	let blocks: MarkBlocks | undefined;
 	let begun = 0;
 	// Past its first messages a long run is written in gathers, as a large row was (stores/rowBounds.ts).
 	const long = () => blocks !== undefined && begun > SEND_LEDGER.durable.smallRowMarks / 2;
@@ -110,7 +112,7 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			await row.written();
 			const now = halfDay(Date.now());
 			const buckets = [now, now - 1];
-			const digests = messages.map(digestOf);
+			const digests = messages.map(nameOf);
 			const asked = digests.flatMap((d) => buckets.flatMap((b) => [mark('u', d, b), mark('a', d, b)]));
 			// The asked messages' blocks at each level: each one's mark and its neighbour's, in both buckets.
 			const blocksOf = messages.map((m) => blocks?.blocksOf(m) ?? []);
@@ -178,15 +180,25 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			row.remove(marksOf('u', messages));
 		},
 		finished(runKey) {
-			row.finished(runKey, count, () =>
-				added.map((batch) => {
-					if (batch.kind === 'b') return { count: batch.marks.length, marks: () => (blocks?.withinWhole(batch.level, batch.block) ? [] : batch.marks) };
-					const { kind, messages } = batch;
-					// Marks that left already (a message refused unsent, a whole block's): asked again, n8n would search the whole row for each.
-					const left = (m: string) => !notSent.has(m) && !inWholeBlock(m);
-					return { count: messages.length, marks: () => marksOf(kind, notSent.size || blocks ? messages.filter(left) : messages) };
-				}),
-			);
+			if (!blocks) {
+				row.finished(runKey, count, () =>
+					added.map((batch) => {
+						if (batch.kind === 'b') return { count: batch.marks.length, marks: () => batch.marks };
+						const { kind, messages } = batch;
+						// A message refused unsent lost its mark already: asked again, n8n would search the whole row for it.
+						return { count: messages.length, marks: () => marksOf(kind, notSent.size ? messages.filter((m) => !notSent.has(m)) : messages) };
+					}),
+				);
+				return;
+			}
+			// A long run's marks that stay are few once its blocks are whole: made now, so that the finished
+			// run's entry (kept up to its retry hour) holds them and not the run's units and messages.
+			const whole = blocks;
+			const batches = added.map((batch) => {
+				if (batch.kind === 'b') return whole.withinWhole(batch.level, batch.block) ? [] : batch.marks;
+				return marksOf(batch.kind, batch.messages.filter((m) => !notSent.has(m) && whole.wholeLevel(m) < 0));
+			});
+			row.finished(runKey, count, () => batches.map((marks) => ({ count: marks.length, marks: () => marks })));
 		},
 		written: async () => await row.written(),
 		quick: () => row.small() && !long(),

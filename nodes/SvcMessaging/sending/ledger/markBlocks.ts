@@ -69,6 +69,8 @@ export class MarkBlocks {
 	private readonly positions = new Map<string, number>();
 	/** a message counted once, however often it is reported (a block must never be called whole too soon) */
 	private readonly counted: Uint8Array;
+	/** each unit's digest, computed once: a digest makes a hash object, ~1 KB of heap for a moment */
+	private readonly digests: string[];
 	readonly levels: Level[] = [];
 
 	constructor(
@@ -77,13 +79,20 @@ export class MarkBlocks {
 	) {
 		units.forEach((unit, position) => this.positions.set(unit.identity, position));
 		this.counted = new Uint8Array(units.length);
-		let names = units.map((unit) => digestOf(unit.identity));
+		this.digests = units.map((unit) => digestOf(unit.identity));
+		let names = this.digests;
 		for (let level = 0; ; level++) {
 			const next = levelOver(names, level, digestOf);
 			if (!next) break;
 			this.levels.push(next);
 			names = next.names;
 		}
+	}
+
+	/** The message's digest, when it is in the run's plan. */
+	digestOf(message: string): string | undefined {
+		const position = this.positions.get(message);
+		return position === undefined ? undefined : this.digests[position];
 	}
 
 	/** The message's block at each level (none when it is not in the run's plan). */
@@ -133,9 +142,16 @@ export class MarkBlocks {
 
 	/** The highest level at which the message's block was accepted whole in this run (-1: none). */
 	wholeLevel(message: string): number {
-		const blocks = this.blocksOf(message);
-		for (let level = blocks.length - 1; level >= 0; level--) if (this.levels[level].left[blocks[level]] === 0) return level;
-		return -1;
+		let part = this.positions.get(message);
+		if (part === undefined) return -1;
+		let whole = -1;
+		// (no array per message: this runs for every message of a long run)
+		for (let level = 0; level < this.levels.length; level++) {
+			part = this.levels[level].blockOfPart[part];
+			if (this.levels[level].left[part] !== 0) break;
+			whole = level;
+		}
+		return whole;
 	}
 
 	/** Whether a block's marks left the row for a larger block's. */
