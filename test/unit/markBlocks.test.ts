@@ -168,6 +168,32 @@ describe("the send ledger's block marks in n8n's database", () => {
 		expect((await durableMarks(scopeKey, helpers, same).lookup(messages.slice(0, 10))).every((f) => f === undefined)).toBe(true);
 	});
 
+	it("Send Bulk's calls of 1,000: whole blocks keep their recipients' marks until the run finishes (no mass removal mid-run), a Retry finds them accepted, and they leave with the run", async () => {
+		const { helpers, scopeKey, workflowId } = nodeHelpers();
+		const recipients = Array.from({ length: 3_000 }, (_, m) => `bulk-${m}`);
+		const run = durableMarks(scopeKey, helpers, same);
+		run.plan(unitsOf(recipients));
+		for (let call = 0; call < 3; call++) {
+			const members = recipients.slice(call * 1_000, (call + 1) * 1_000);
+			await run.begin(members);
+			run.accepted(members);
+		}
+		await run.written();
+		expect(rowMarks(workflowId)).toBeGreaterThanOrEqual(3_000);
+		const retry = durableMarks(scopeKey, helpers, same);
+		retry.plan(unitsOf(recipients));
+		expect(new Set(await retry.lookup(recipients))).toEqual(new Set(['accepted']));
+		run.finished('bulk-run');
+		for (let m = 0; m < 3 * SEND_LEDGER.durable.keepFinishedMarks; m++) {
+			const later = durableMarks(scopeKey, helpers, same);
+			await send(later, [`after-bulk-${m}`]);
+			later.finished(`after-bulk-${m}`);
+		}
+		await run.written();
+		expect(rowMarks(workflowId)).toBeLessThanOrEqual(2 * SEND_LEDGER.durable.keepFinishedMarks);
+		expect((await durableMarks(scopeKey, helpers, same).lookup(recipients.slice(0, 10))).every((f) => f === undefined)).toBe(true);
+	});
+
 	it('a run shorter than a block keeps a mark a message (a one-SMS execution writes no block)', async () => {
 		const { helpers, scopeKey, workflowId } = nodeHelpers();
 		const run = durableMarks(scopeKey, helpers, same);

@@ -83,7 +83,12 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 	// Past its first messages a long run is written in gathers, as a large row was (stores/rowBounds.ts).
 	const long = () => blocks !== undefined && begun > SEND_LEDGER.durable.smallRowMarks / 2;
 	const inWholeBlock = (message: string) => blocks !== undefined && blocks.wholeLevel(message) >= 0;
-	// The block's marks first, then its parts' marks go (a crash between leaves both: still accepted).
+	// Blocks whose parts' marks left the row during the run.
+	const removedNow = new Set<string>();
+	const removed = (level: number, block: number | undefined) => block !== undefined && removedNow.has(`${level}:${block}`);
+	// The block's marks first, then its parts' marks go (a crash between leaves both: still accepted). A block
+	// made whole by one call of more than a block (Send Bulk) keeps them until the run finishes: taking out thousands of
+	// marks mid-run costs n8n a hash and a search each, and such a run writes its row a few times a call.
 	const recordWhole = (level: number, block: number, acceptedNow: ReadonlySet<string>) => {
 		const { whole, neighbours } = blocks!.marksOf(level, block, bucket);
 		const marks = [whole, ...neighbours];
@@ -99,8 +104,11 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 				return [below.whole, ...below.neighbours];
 			});
 		}
+		count += marks.length;
+		if (acceptedNow.size > SEND_LEDGER.durable.blockMessages) return;
 		row.remove(gone);
-		count += marks.length - gone.length;
+		removedNow.add(`${level}:${block}`);
+		count -= gone.length;
 	};
 	return {
 		plan(units) {
@@ -195,8 +203,8 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			// run's entry (kept up to its retry hour) holds them and not the run's units and messages.
 			const whole = blocks;
 			const batches = added.map((batch) => {
-				if (batch.kind === 'b') return whole.withinWhole(batch.level, batch.block) ? [] : batch.marks;
-				return marksOf(batch.kind, batch.messages.filter((m) => !notSent.has(m) && whole.wholeLevel(m) < 0));
+				if (batch.kind === 'b') return removed(batch.level + 1, whole.parentOf(batch.level, batch.block)) ? [] : batch.marks;
+				return marksOf(batch.kind, batch.messages.filter((m) => !notSent.has(m) && !removed(0, whole.blocksOf(m)[0])));
 			});
 			row.finished(runKey, count, () => batches.map((marks) => ({ count: marks.length, marks: () => marks })));
 		},

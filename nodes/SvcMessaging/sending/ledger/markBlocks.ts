@@ -154,9 +154,8 @@ export class MarkBlocks {
 		return whole;
 	}
 
-	/** Whether a block's marks left the row for a larger block's. */
-	withinWhole(level: number, block: number): boolean {
-		const above = this.levels[level + 1];
-		return above !== undefined && above.left[above.blockOfPart[block]] === 0;
+	/** The larger block a block is part of (none at the top level). */
+	parentOf(level: number, block: number): number | undefined {
+		return this.levels[level + 1]?.blockOfPart[block];
 	}
 }
