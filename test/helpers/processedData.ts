@@ -137,3 +137,21 @@ export function installProcessedData(): void {
 	if (!service.instance) void DataDeduplicationService.init(processedData);
 }
 installProcessedData();
+
+/** n8n's node-facing processed-data helpers of one workflow's node, over this store, and the key the node's row goes by. */
+export function nodeRowHelpers(workflowId: string, nodeId: string): { helpers: NodeRowHelpers; scopeKey: string; workflowId: string } {
+	const context = { workflow: { id: workflowId }, node: { id: nodeId } } as unknown as ICheckProcessedContextData;
+	const helpers: NodeRowHelpers = {
+		checkProcessedAndRecord: async (items, scope, options) => await processedData.checkProcessedAndRecord(items, scope, context, options),
+		removeProcessed: async (items, scope) => await processedData.removeProcessed(items, scope, context),
+		getProcessedDataCount: async (scope) => await processedData.getProcessedDataCount(scope, context),
+	};
+	return { helpers, scopeKey: `${workflowId}\u0000${nodeId}`, workflowId };
+}
+
+/** (what sending/stores/nodeRow.ts calls ProcessedData) */
+interface NodeRowHelpers {
+	checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: DeduplicationScope, options: ICheckProcessedOptions): Promise<IDeduplicationOutput>;
+	removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, options: ICheckProcessedOptions): Promise<void>;
+	getProcessedDataCount(scope: DeduplicationScope, options: ICheckProcessedOptions): Promise<number>;
+}

@@ -3,23 +3,14 @@
  * the jest stand-in of n8n's store (test/helpers/processedData.ts: md5 hashes, whole-row reads and
  * writes): what a look-up leaves, how many marks stay, and what each message costs in calls.
  */
-import type { ICheckProcessedContextData, DeduplicationScope, ICheckProcessedOptions } from 'n8n-workflow';
-
-import { processedData } from '../helpers/processedData';
-import { durableMarks, type ProcessedData } from '../../nodes/SvcMessaging/sending/ledger/durableMarks';
+import { nodeRowHelpers, processedData } from '../helpers/processedData';
+import { durableMarks } from '../../nodes/SvcMessaging/sending/ledger/durableMarks';
 import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledger/ledgerBounds';
 
 let n = 0;
 /** n8n's node-facing helpers of one workflow's node, over the stand-in store. */
-function nodeHelpers(): { helpers: ProcessedData; scopeKey: string; workflowId: string } {
-	const workflowId = `wf-marks-${++n}`;
-	const context = { workflow: { id: workflowId }, node: { id: 'node-marks' } } as unknown as ICheckProcessedContextData;
-	const helpers: ProcessedData = {
-		checkProcessedAndRecord: async (items, scope: DeduplicationScope, options: ICheckProcessedOptions) => await processedData.checkProcessedAndRecord(items, scope, context, options),
-		removeProcessed: async (items, scope: DeduplicationScope) => await processedData.removeProcessed(items, scope, context),
-		getProcessedDataCount: async (scope: DeduplicationScope) => await processedData.getProcessedDataCount(scope, context),
-	};
-	return { helpers, scopeKey: `${workflowId}\u0000node-marks`, workflowId };
+function nodeHelpers() {
+	return nodeRowHelpers(`wf-marks-${++n}`, 'node-marks');
 }
 
 /** Messages named by themselves (the node names them by a digest: ledgerDurable.ts messageDigestOf). */

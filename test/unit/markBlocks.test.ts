@@ -6,25 +6,17 @@
  * never posted apart, and refuses rather than resends what a changed block hides.
  */
 import { createHash } from 'crypto';
-import type { ICheckProcessedContextData, DeduplicationScope, ICheckProcessedOptions } from 'n8n-workflow';
 
-import { processedData } from '../helpers/processedData';
-import { durableMarks, type DurableMarks, type ProcessedData } from '../../nodes/SvcMessaging/sending/ledger/durableMarks';
+import { nodeRowHelpers, processedData } from '../helpers/processedData';
+import { durableMarks, type DurableMarks } from '../../nodes/SvcMessaging/sending/ledger/durableMarks';
 import { SEND_LEDGER } from '../../nodes/SvcMessaging/sending/ledger/ledgerBounds';
 import { MarkBlocks } from '../../nodes/SvcMessaging/sending/ledger/markBlocks';
 
 const BLOCK = SEND_LEDGER.durable.blockMessages;
 let n = 0;
 
-function nodeHelpers(): { helpers: ProcessedData; scopeKey: string; workflowId: string } {
-	const workflowId = `wf-blocks-${++n}`;
-	const context = { workflow: { id: workflowId }, node: { id: 'node-blocks' } } as unknown as ICheckProcessedContextData;
-	const helpers: ProcessedData = {
-		checkProcessedAndRecord: async (items, scope: DeduplicationScope, options: ICheckProcessedOptions) => await processedData.checkProcessedAndRecord(items, scope, context, options),
-		removeProcessed: async (items, scope: DeduplicationScope) => await processedData.removeProcessed(items, scope, context),
-		getProcessedDataCount: async (scope: DeduplicationScope) => await processedData.getProcessedDataCount(scope, context),
-	};
-	return { helpers, scopeKey: `${workflowId}\u0000node-blocks`, workflowId };
+function nodeHelpers() {
+	return nodeRowHelpers(`wf-blocks-${++n}`, 'node-blocks');
 }
 
 /** Messages named by a hex digest, as the node names them (ledgerDurable.ts messageDigestOf): blocks end where a digest says. */
