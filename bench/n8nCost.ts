@@ -74,6 +74,8 @@ export interface ManyRow extends Counted {
 	kbPerSms: number;
 	/** accepted SMS per second at the emulator ((n − 1) / (last − first creation)) over the plan's rate */
 	rateRatio: number | null;
+	/** where the time beyond the plan's spacing went: the longest gaps between consecutive SMS (ms, after which SMS) */
+	longestGaps: Array<{ afterSms: number; ms: number }>;
 	load: { atStart: number[]; atEnd: number[] };
 }
 
@@ -270,6 +272,12 @@ async function oneRow(bed: Bed, url: string, database: Database, { sms, http }: 
 	};
 }
 
+/** The `count` longest gaps between consecutive creation times (sorted), longest first. */
+function longestGaps(times: number[], count: number): ManyRow['longestGaps'] {
+	const gaps = times.slice(1).map((t, i) => ({ afterSms: i + 1, ms: t - times[i] }));
+	return gaps.sort((a, b) => b.ms - a.ms).slice(0, count);
+}
+
 async function manyRows(bed: Bed, accounts: Account[]): Promise<ManyRow[]> {
 	const sizes = SIZES.n8n.many;
 	const rows: ManyRow[] = [];
@@ -295,6 +303,7 @@ async function manyRows(bed: Bed, accounts: Account[]): Promise<ManyRow[]> {
 			wallS: round(wallS, 1)!,
 			kbPerSms: round(bytes / 1024 / items, 2)!,
 			rateRatio: span > 0 ? round(((times.length - 1) * 1000) / span / PLANS.business.rate, 3) : null,
+			longestGaps: longestGaps(times, 5),
 			load: { atStart, atEnd: load() },
 			errors,
 			twice,
@@ -302,7 +311,8 @@ async function manyRows(bed: Bed, accounts: Account[]): Promise<ManyRow[]> {
 			...(errors ? { firstError: `HTTP ${answer.status}, ${accepted} of ${items} accepted: ${answer.text.slice(0, 300)}; n8n saved: ${(await firstFailure(bed.n8n, flow.workflowId)) ?? 'no failed execution'}` } : {}),
 		});
 		const r = rows[rows.length - 1];
-		log(`bench:   ${items} SMS: ${r.kbPerSms} KB per SMS, ${r.wallS} s, ${((r.rateRatio ?? 0) * 100).toFixed(1)} % of the plan, ${twice} twice, ${lost} lost`);
+		const gaps = r.longestGaps.map((g) => `${g.ms} ms after ${g.afterSms}`).join(', ');
+		log(`bench:   ${items} SMS: ${r.kbPerSms} KB per SMS, ${r.wallS} s, ${((r.rateRatio ?? 0) * 100).toFixed(1)} % of the plan (longest gaps: ${gaps}), ${twice} twice, ${lost} lost`);
 	}
 	return rows;
 }
