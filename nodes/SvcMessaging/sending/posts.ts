@@ -33,7 +33,7 @@ export async function postPending<U extends SendUnit, W>(round: Round<U, W>): Pr
 		const mark = underWay(run.node, ledger, identities);
 		for (const watcher of watchers) watcher.started?.(postUnits);
 		// A long run's row is written in gathers: its mark is made before the post waits for its turn.
-		if (ledger.marksInSlot?.() === false) await mark.begin().catch(() => undefined);
+		if (ledger.marksInSlot?.(identities) === false) await mark.begin().catch(() => undefined);
 		let posted = mark.failed ? [] : await options.post(post, mark.begin);
 		if (mark.failed) {
 			// Not posted: the ledger could not mark it. Whatever one store took goes again.

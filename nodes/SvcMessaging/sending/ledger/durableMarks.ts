@@ -45,8 +45,8 @@ export interface DurableMarks {
 	finished(runKey: string): void;
 	/** Resolves once every mark added so far is written (or failed). */
 	written(): Promise<void>;
-	/** Whether a mark is written at once (a small row, and not past a long run's first messages: SEND_LEDGER.durable). */
-	quick(): boolean;
+	/** Whether these messages' marks are written at once (a small row, and not past a long run's first messages: SEND_LEDGER.durable). */
+	quick(messages: readonly string[]): boolean;
 }
 
 /** n8n's database did not take a mark written before a post: that post is not made. */
@@ -79,9 +79,9 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 	const added: Array<{ kind: 'u' | 'a'; messages: readonly string[] } | { kind: 'b'; level: number; block: number; marks: string[] }> = [];
 	let count = 0;
 	const notSent = new Set<string>();
-	let begun = 0;
-	// Past its first messages a long run is written in gathers, as a large row was (stores/rowBounds.ts).
-	const long = () => blocks !== undefined && begun > SEND_LEDGER.durable.smallRowMarks / 2;
+	// Past its first messages (by their place in the run, not by when they begin: a send window begins
+	// hundreds at once) a long run is written in gathers, as a large row was (stores/rowBounds.ts).
+	const long = (messages: readonly string[]) => (blocks?.positionOf(messages[0]) ?? 0) >= SEND_LEDGER.durable.smallRowMarks / 2;
 	const inWholeBlock = (message: string) => blocks !== undefined && blocks.wholeLevel(message) >= 0;
 	// Blocks whose parts' marks left the row during the run.
 	const removedNow = new Set<string>();
@@ -161,9 +161,10 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			if (messages.length === 0) return;
 			added.push({ kind: 'u', messages });
 			count += messages.length;
-			begun += messages.length;
-			if (long()) row.longRun();
-			await row.add(marksOf('u', messages)).catch((error: unknown) => {
+			const inGathers = long(messages);
+			if (inGathers) row.longRun();
+			// A mark made in a limiter slot (quick) is written at once: a slot waiting for a gather idles the plan's rate.
+			await row.add(marksOf('u', messages), row.small() && !inGathers).catch((error: unknown) => {
 				throw new DatabaseUnavailable(error);
 			});
 		},
@@ -209,6 +210,6 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			row.finished(runKey, count, () => batches.map((marks) => ({ count: marks.length, marks: () => marks })));
 		},
 		written: async () => await row.written(),
-		quick: () => row.small() && !long(),
+		quick: (messages) => row.small() && !long(messages),
 	};
 }

@@ -105,7 +105,7 @@ export interface SendLedger {
 	/** Resolves once what `record` left to a later group write is in n8n's database (ledgerDurable.ts). Never throws. */
 	stored?(): Promise<void>;
 	/** Whether a post's "under way" mark is made in its limiter slot (default), or before its turn: a slot must not wait for a gather (ledgerDurable.ts). */
-	marksInSlot?(): boolean;
+	marksInSlot?(identities: readonly string[]): boolean;
 }
 
 /**

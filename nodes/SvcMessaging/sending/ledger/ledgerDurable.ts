@@ -120,7 +120,7 @@ export function withDurableMarks(
 			marks.notSent(notSent);
 		},
 		stored: async () => await marks.written().catch(() => undefined),
-		marksInSlot: () => marks.quick(),
+		marksInSlot: (identities) => marks.quick(identities),
 		async finish() {
 			await ledger.finish();
 			// A retry's run stays open (a second Retry must find what it sent), as in the ledger.

@@ -89,6 +89,11 @@ export class MarkBlocks {
 		}
 	}
 
+	/** The message's place in the run's plan (undefined when it is not in it). */
+	positionOf(message: string): number | undefined {
+		return this.positions.get(message);
+	}
+
 	/** The message's digest, when it is in the run's plan. */
 	digestOf(message: string): string | undefined {
 		const position = this.positions.get(message);

@@ -36,6 +36,8 @@ interface Waiter {
  */
 interface Change {
 	add: boolean;
+	/** written without waiting for a gather (a mark made in a limiter slot) */
+	now?: boolean;
 	count: number;
 	marks: string[] | (() => string[]);
 	waiter?: Waiter;
@@ -72,6 +74,8 @@ export class NodeRow {
 	private finishedMarks = 0;
 	/** until when a long run asks for gathers (its row stays small: its blocks, ledger/markBlocks.ts) */
 	private longRunUntil = 0;
+	/** ends a gather early: a change that must be written now arrived */
+	private wake: (() => void) | undefined;
 	private helpers: ProcessedData;
 
 	constructor(helpers: ProcessedData) {
@@ -89,10 +93,10 @@ export class NodeRow {
 		return next;
 	}
 
-	/** Resolves once a write holding `marks` went through; rejects with its error. */
-	async add(marks: string[]): Promise<void> {
+	/** Resolves once a write holding `marks` went through (`now`: without a gather); rejects with its error. */
+	async add(marks: string[], now = false): Promise<void> {
 		if (marks.length === 0) return;
-		await new Promise<void>((resolve, reject) => this.change({ add: true, count: marks.length, marks, waiter: { resolve, reject } }));
+		await new Promise<void>((resolve, reject) => this.change({ add: true, now, count: marks.length, marks, waiter: { resolve, reject } }));
 	}
 
 	/** Removes `marks` in the next write (not awaited by a send: `written` waits for it). */
@@ -157,7 +161,18 @@ export class NodeRow {
 
 	private change(change: Change) {
 		this.queue.push(change);
+		if (change.now) this.wake?.();
 		this.flushing ??= this.flush();
+	}
+
+	/** Waits `ms` for more changes, less when one must be written now. */
+	private async gather(ms: number) {
+		if (this.queue.some((c) => c.now)) return;
+		await new Promise<void>((resolve) => {
+			this.wake = resolve;
+			void sleep(ms).then(resolve);
+		});
+		this.wake = undefined;
 	}
 
 	private async flush(): Promise<void> {
@@ -166,8 +181,8 @@ export class NodeRow {
 			this.size ??= await this.serial(async (h) => await h.getProcessedDataCount('node', ROW_OPTIONS)).catch(() => 0);
 			// A small row is written at once; a large one gathers what comes meanwhile (bounded: a post may be waiting).
 			const gather = Math.min(flushMaxMs, flushCostFactor * this.lastWriteMs);
-			if (Date.now() < this.longRunUntil) await sleep(Math.max(NODE_ROW.longRunGatherMs, gather));
-			else if (!this.small()) await sleep(gather);
+			if (Date.now() < this.longRunUntil) await this.gather(Math.max(NODE_ROW.longRunGatherMs, gather));
+			else if (!this.small()) await this.gather(gather);
 			const changes = this.queue;
 			this.queue = [];
 			const started = Date.now();
