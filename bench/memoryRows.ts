@@ -71,6 +71,15 @@ async function freshProcessRow(bench: Bench, s: LabelledScenario, v8Flags: strin
 	}
 }
 
+/** A capped row whose process V8 aborted (out of memory): the send did not fit, which the row's target reports; the bench goes on. */
+function abortedRow(s: LabelledScenario, limitMb: number, error: unknown): Row {
+	const notes = `the process ended before the send did (${(error as Error).message}: V8 out of memory at the old-space limit)`;
+	log(`bench: ${s.id}: ${notes}`);
+	const none = { calls: 0, expectedCalls: null, rateLimited: 0, otherErrors: 0, accepted: 0, achievedRate: null, rateRatio: null, serviceBusy: null };
+	const figures = { wallS: 0, minimumS: 0, wallRatio: 0, cpuMsPer10k: 0, cpuMsPerCall: null, rssGrowthMb: null, heapGrowthMb: null, peakHeapGrowthMb: null, callsPerItem: null };
+	return { id: s.id, label: s.label, kind: 'node', plan: s.plan, items: s.items, recipients: s.items, ...none, ...figures, lost: s.items, notes, extra: { oldSpaceLimitMb: limitMb } };
+}
+
 /** The heap a run of `s` starts from in a fresh process (its input items built, after a GC). */
 async function baselineOf(s: LabelledScenario | (typeof sendMemoryScenarios)[number]): Promise<number> {
 	const probe = new BenchWorker();
@@ -92,7 +101,7 @@ export async function memoryRows(bench: Bench): Promise<Row[]> {
 	if (uncapped || want(bulkCappedScenario.id)) {
 		const baselineMb = (uncapped?.extra?.heapBeforeMb as number | undefined) ?? (await baselineOf(bulkCappedScenario));
 		const limitMb = Math.ceil(baselineMb + MEMORY_TARGET_MB);
-		rows.push(await freshProcessRow(bench, bulkCappedScenario, [`--max-old-space-size=${limitMb}`], limitMb));
+		rows.push(await freshProcessRow(bench, bulkCappedScenario, [`--max-old-space-size=${limitMb}`], limitMb).catch((error: unknown) => abortedRow(bulkCappedScenario, limitMb, error)));
 	}
 	for (const { capped, warmupKey, ...scenario } of [...sendMemoryScenarios, policiesMemoryScenario]) {
 		if (!want(scenario.id)) continue;
