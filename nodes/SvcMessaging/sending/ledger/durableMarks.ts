@@ -82,6 +82,8 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 	// Past its first messages (by their place in the run, not by when they begin: a send window begins
 	// hundreds at once) a long run is written in gathers, as a large row was (stores/rowBounds.ts).
 	const long = (messages: readonly string[]) => (blocks?.positionOf(messages[0]) ?? 0) >= SEND_LEDGER.durable.smallRowMarks / 2;
+	// Marked in the limiter slot and written at once: a small row, not past a long run's first messages.
+	const quick = (messages: readonly string[]) => row.small() && !long(messages);
 	const inWholeBlock = (message: string) => blocks !== undefined && blocks.wholeLevel(message) >= 0;
 	// Blocks whose parts' marks left the row during the run.
 	const removedNow = new Set<string>();
@@ -161,10 +163,9 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			if (messages.length === 0) return;
 			added.push({ kind: 'u', messages });
 			count += messages.length;
-			const inGathers = long(messages);
-			if (inGathers) row.longRun();
-			// A mark made in a limiter slot (quick) is written at once: a slot waiting for a gather idles the plan's rate.
-			await row.add(marksOf('u', messages), row.small() && !inGathers).catch((error: unknown) => {
+			if (long(messages)) row.longRun();
+			// A slot waiting for a gather would idle the plan's rate.
+			await row.add(marksOf('u', messages), quick(messages)).catch((error: unknown) => {
 				throw new DatabaseUnavailable(error);
 			});
 		},
@@ -210,6 +211,6 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			row.finished(runKey, count, () => batches.map((marks) => ({ count: marks.length, marks: () => marks })));
 		},
 		written: async () => await row.written(),
-		quick: (messages) => row.small() && !long(messages),
+		quick,
 	};
 }
