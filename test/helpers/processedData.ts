@@ -2,6 +2,8 @@ import { createHash } from 'crypto';
 import { DataDeduplicationService } from 'n8n-core';
 import type { DeduplicationItemTypes, DeduplicationScope, ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator, IDeduplicationOutput } from 'n8n-workflow';
 
+import type { ProcessedData } from '../../nodes/SvcMessaging/sending/stores/nodeRow';
+
 /**
  * n8n's processed-data store (packages/cli's DeduplicationHelper, entries mode, as n8n 2.41.1 has
  * it) for n8n-core's contexts in jest and the bench: the same context names, md5 hashes, maxEntries
@@ -139,9 +141,9 @@ export function installProcessedData(): void {
 installProcessedData();
 
 /** n8n's node-facing processed-data helpers of one workflow's node, over this store, and the key the node's row goes by. */
-export function nodeRowHelpers(workflowId: string, nodeId: string): { helpers: NodeRowHelpers; scopeKey: string; workflowId: string } {
+export function nodeRowHelpers(workflowId: string, nodeId: string): { helpers: ProcessedData; scopeKey: string; workflowId: string } {
 	const context = { workflow: { id: workflowId }, node: { id: nodeId } } as unknown as ICheckProcessedContextData;
-	const helpers: NodeRowHelpers = {
+	const helpers: ProcessedData = {
 		checkProcessedAndRecord: async (items, scope, options) => await processedData.checkProcessedAndRecord(items, scope, context, options),
 		removeProcessed: async (items, scope) => await processedData.removeProcessed(items, scope, context),
 		getProcessedDataCount: async (scope) => await processedData.getProcessedDataCount(scope, context),
@@ -149,9 +151,3 @@ export function nodeRowHelpers(workflowId: string, nodeId: string): { helpers: N
 	return { helpers, scopeKey: `${workflowId}\u0000${nodeId}`, workflowId };
 }
 
-/** (what sending/stores/nodeRow.ts calls ProcessedData) */
-interface NodeRowHelpers {
-	checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: DeduplicationScope, options: ICheckProcessedOptions): Promise<IDeduplicationOutput>;
-	removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, options: ICheckProcessedOptions): Promise<void>;
-	getProcessedDataCount(scope: DeduplicationScope, options: ICheckProcessedOptions): Promise<number>;
-}
