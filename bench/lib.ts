@@ -26,10 +26,17 @@ export function phone(i: number): string {
 	return `+2547${String(10_000_000 + (i % 80_000_000)).padStart(8, '0')}`;
 }
 
-export function inputItems(count: number, offset = 0) {
-	return Array.from({ length: count }, (_, i) => ({
+/**
+ * Items as n8n hands them on (parsed from JSON: a spreadsheet's rows, an HTTP answer, an execution
+ * queue mode read back): their strings flat. Built with `+` here, V8 would keep each as a tree of its
+ * parts, and the node's first read of one would make its flat copy inside the measured send (0.7 MB
+ * for Send Bulk's 100,000 rows, measured), which a user's items never cost.
+ */
+export function inputItems(count: number, offset = 0): Array<{ json: { phone: string; name: string; order: string } }> {
+	const built = Array.from({ length: count }, (_, i) => ({
 		json: { phone: phone(offset + i), name: `Customer ${offset + i}`, order: `A-${100000 + offset + i}` },
 	}));
+	return JSON.parse(JSON.stringify(built)) as typeof built;
 }
 
 export type Emulator = EmulatorProcess;

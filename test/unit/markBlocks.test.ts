@@ -109,6 +109,19 @@ describe("the send ledger's block marks in n8n's database", () => {
 		found.forEach((f, i) => expect([i, f]).toEqual([i, changedBlocks.has(blockOf(i)) ? 'changed' : 'accepted']));
 	});
 
+	it('names each message and block as the digests of their contents (what earlier versions wrote: a Retry after an upgrade finds its marks)', () => {
+		const messages = Array.from({ length: 1_000 }, (_, m) => `named-${m}`);
+		const blocks = new MarkBlocks(unitsOf(messages), same);
+		const { starts, names } = blocks.levels[0];
+		expect(names.length).toBeGreaterThan(1);
+		messages.forEach((m) => expect(blocks.digestOf(m)).toBe(same(m)));
+		// A block ends after a message whose digest's first 32 bits are a multiple of the block size (or, past twice it, of a tenth).
+		const ends = starts.slice(1, -1).map((start) => parseInt(same(messages[start - 1]).slice(0, 8), 16));
+		ends.forEach((head) => expect(head % BLOCK === 0 || head % (BLOCK / 10) === 0).toBe(true));
+		names.forEach((name, block) => expect(name).toBe(same(`0\u0000${messages.slice(starts[block], starts[block + 1]).map(same).join('\u0000')}`)));
+		expect(blocks.digestOf('not in the run')).toBeUndefined();
+	});
+
 	it('a Retry whose list gained a unit finds every other block as it was (blocks end where a digest says, not at a position)', async () => {
 		const { helpers, scopeKey } = nodeHelpers();
 		const messages = Array.from({ length: 1_000 }, (_, m) => `shifted-${m}`);

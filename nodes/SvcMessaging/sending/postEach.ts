@@ -67,7 +67,8 @@ export async function postEach<P extends PreparedPost>(
 	const identities = messageIdentities(prepared.map((p) => (isFailure(p) ? '' : JSON.stringify(p.body))));
 	const units: Array<ItemUnit<P>> = [];
 	prepared.forEach((p, i) => {
-		if (!isFailure(p)) units.push({ itemIndex: i, identity: identities[i], prepared: p });
+		// `outcome` from the start: set later, it would move each unit's fields to a store of their own.
+		if (!isFailure(p)) units.push({ itemIndex: i, identity: identities[i], prepared: p, outcome: undefined });
 	});
 	const extra = options.extraBody && Object.keys(options.extraBody).length > 0 ? options.extraBody : undefined;
 	const postOne = async (unit: ItemUnit<P>, begin: BeforeSend): Promise<Posted<ItemUnit<P>>> => {

@@ -7,6 +7,7 @@ import { replaceLookalikes, type Gsm7Replacement } from '../../rules/gsm7';
 import { analyzeMessage, fillPlaceholders, placeholdersOf, type MessageStats } from '../../rules/segments';
 import { checkPlaceholderValues, filledMessageCheck, futureTime, recipientList, SMS_LABELS, smsSchema, type FilledMessageCheck } from '../../rules/smsFields';
 import { failureOf, type ItemFailure } from '../../sending/outcomes';
+import type { UnitOutcome } from '../../sending/stages/stage';
 import { AUTOMATIC_SENDER } from '../../sending/policies/senderByCountry';
 import { perItemParameter } from '../parameters';
 
@@ -22,6 +23,8 @@ export interface Recipient {
 	group: Group;
 	/** What was sent to this recipient, numbered among repeats: its key in the send ledger. */
 	identity: string;
+	/** Set by the send round: what became of the recipient */
+	outcome?: UnitOutcome;
 	/** Set by the send round when Sending Hours defers this recipient (sending/round.ts) */
 	deferred?: IDataObject;
 	/** Set by the send round: the sender ID chosen for the recipient's country (Automatic) */
@@ -175,7 +178,8 @@ function checkEntry(ctx: IExecuteFunctions, node: INode, i: number, group: Group
 		if (variables) group.checkFilled(node, i, where, variables);
 		// From the item's fields: read again when needed (group.fromItem), not kept.
 		const kept = group.fromItem ? undefined : variables;
-		return { recipient: { itemIndex: i, phoneNumber, variables: kept, group, identity: '' } };
+		// Every field the round sets is here from the start: one added later moves 100,000 objects' fields to a store of their own (~4 MB).
+		return { recipient: { itemIndex: i, phoneNumber, variables: kept, group, identity: '', outcome: undefined } };
 	} catch (error) {
 		const failure = failureOf(ctx, error, i);
 		if (!ctx.continueOnFail()) throw failure.error;

@@ -38,39 +38,86 @@ interface Level {
 	names: string[];
 }
 
-/** Where a block of `size` parts ends: a digest one in `size`, or more often past twice that (a hard end at 10 × `size` is all but never reached). */
-function endsBlock(name: string, length: number, size: number): boolean {
-	const n = parseInt(name.slice(0, 8), 16);
-	return n % size === 0 || (length >= 2 * size && n % Math.max(1, size / 10) === 0) || length >= 10 * size;
+/** Where a block of `size` parts ends: its digest's first 32 bits say so one in `size`, or more often past twice that (a hard end at 10 × `size` is all but never reached). */
+function endsBlock(head: number, length: number, size: number): boolean {
+	return head % size === 0 || (length >= 2 * size && head % Math.max(1, size / 10) === 0) || length >= 10 * size;
 }
 
+/** A level's parts: how many, each one's name, and its name's first 32 bits. */
+interface Parts {
+	count: number;
+	nameAt: (part: number) => string;
+	headAt: (part: number) => number;
+}
+
+const partsNamed = (names: string[]): Parts => ({ count: names.length, nameAt: (part) => names[part], headAt: (part) => parseInt(names[part].slice(0, 8), 16) });
+
 /** Cuts named parts into blocks; answers undefined when they make fewer than two. */
-function levelOver(names: readonly string[], level: number, digestOf: (text: string) => string): Level | undefined {
+function levelOver(parts: Parts, level: number, digestOf: (text: string) => string): Level | undefined {
 	const size = level === 0 ? NODE_ROW.blockMessages : NODE_ROW.blocksPerBlock;
 	const starts = [0];
-	for (let part = 0; part < names.length - 1; part++) {
-		if (endsBlock(names[part], part + 1 - starts[starts.length - 1], size)) starts.push(part + 1);
+	for (let part = 0; part < parts.count - 1; part++) {
+		if (endsBlock(parts.headAt(part), part + 1 - starts[starts.length - 1], size)) starts.push(part + 1);
 	}
 	if (starts.length < 2) return undefined;
-	starts.push(names.length);
+	starts.push(parts.count);
 	const count = starts.length - 1;
-	const blockOfPart = new Uint32Array(names.length);
+	const blockOfPart = new Uint32Array(parts.count);
 	const left = new Uint16Array(count);
 	const blockNames: string[] = [];
 	for (let block = 0; block < count; block++) {
 		blockOfPart.fill(block, starts[block], starts[block + 1]);
 		left[block] = starts[block + 1] - starts[block];
-		blockNames.push(digestOf(`${level}\u0000${names.slice(starts[block], starts[block + 1]).join('\u0000')}`));
+		const members: string[] = [];
+		for (let part = starts[block]; part < starts[block + 1]; part++) members.push(parts.nameAt(part));
+		blockNames.push(digestOf(`${level}\u0000${members.join('\u0000')}`));
 	}
 	return { starts, blockOfPart, left, names: blockNames };
 }
+
+/**
+ * Each unit's digest (32 hex characters, as `digestOf` answers) kept as its 16 bytes outside the
+ * heap: as 100,000 strings it took ~5 MB of heap for a whole Send Bulk. A name is made again when asked.
+ */
+class PackedDigests {
+	private static readonly HEX = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+	private readonly bytes: Uint8Array;
+	private readonly chars = new Array<number>(32);
+
+	constructor(count: number) {
+		this.bytes = new Uint8Array(count * 16);
+	}
+
+	set(n: number, hex: string): void {
+		for (let i = 0; i < 16; i++) this.bytes[n * 16 + i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
+	}
+
+	/** The digest as one flat string (from char codes: no tree of 16 parts kept in a mark). */
+	nameAt(n: number): string {
+		for (let i = 0; i < 16; i++) {
+			const byte = this.bytes[n * 16 + i];
+			this.chars[2 * i] = PackedDigests.HEX[byte >> 4];
+			this.chars[2 * i + 1] = PackedDigests.HEX[byte & 15];
+		}
+		return String.fromCharCode(...this.chars);
+	}
+
+	/** The first 32 bits, as parseInt(name.slice(0, 8), 16) reads them. */
+	headAt(n: number): number {
+		const b = this.bytes;
+		return ((b[n * 16] << 24) | (b[n * 16 + 1] << 16) | (b[n * 16 + 2] << 8) | b[n * 16 + 3]) >>> 0;
+	}
+}
+
+/** A lowercase hex digit's value. */
+const nibble = (code: number) => (code <= 57 ? code - 48 : code - 87);
 
 export class MarkBlocks {
 	private readonly positions = new Map<string, number>();
 	/** a message counted once, however often it is reported (a block must never be called whole too soon) */
 	private readonly counted: Uint8Array;
 	/** each unit's digest, computed once: a digest makes a hash object, ~1 KB of heap for a moment */
-	private readonly digests: string[];
+	private readonly digests: PackedDigests;
 	readonly levels: Level[] = [];
 
 	constructor(
@@ -79,13 +126,15 @@ export class MarkBlocks {
 	) {
 		units.forEach((unit, position) => this.positions.set(unit.identity, position));
 		this.counted = new Uint8Array(units.length);
-		this.digests = units.map((unit) => digestOf(unit.identity));
-		let names = this.digests;
+		this.digests = new PackedDigests(units.length);
+		units.forEach((unit, n) => this.digests.set(n, digestOf(unit.identity)));
+		const digests = this.digests;
+		let parts: Parts = { count: units.length, nameAt: (n) => digests.nameAt(n), headAt: (n) => digests.headAt(n) };
 		for (let level = 0; ; level++) {
-			const next = levelOver(names, level, digestOf);
+			const next = levelOver(parts, level, digestOf);
 			if (!next) break;
 			this.levels.push(next);
-			names = next.names;
+			parts = partsNamed(next.names);
 		}
 	}
 
@@ -97,7 +146,7 @@ export class MarkBlocks {
 	/** The message's digest, when it is in the run's plan. */
 	digestOf(message: string): string | undefined {
 		const position = this.positions.get(message);
-		return position === undefined ? undefined : this.digests[position];
+		return position === undefined ? undefined : this.digests.nameAt(position);
 	}
 
 	/** The message's block at each level (none when it is not in the run's plan). */
