@@ -205,8 +205,10 @@ describe('.ci/run', () => {
 		// Node 24 and n8n 2 before anything on them; n8n 1 before its rows (an unfinished install would be started again).
 		expect(waited('install-n8n2')).toBeLessThan(lineOf(/^lane lane-n8n2-side /));
 		expect(waited('install-n8n2')).toBeLessThan(lineOf(/^stage .*jest\.e2e\.config\.js$/));
-		expect(waited('install-n8n1')).toBeLessThan(lineOf(/^lane lane-n8n1-rows /));
-		expect(waited('install-n8n1')).toBeLessThan(lineOf(/^stage .*N8N_E2E_TARGET=1 .*jest\.editor\.config\.js$/));
+		// The n8n 1 rows run in the lane lane_n8n1_side starts and on the main line after it.
+		expect(waited('install-n8n1')).toBeLessThan(lineOf(/^lane lane-n8n1-side lane_n8n1_side$/));
+		expect(run).toMatch(/^lane_n8n1_side\(\) \{\n(\tstage .*N8N_E2E_TARGET=1 .*\n|\tstage "bench.*\n)+\}/m);
+		expect(waited('install-n8n1')).toBeLessThan(lineOf(/^stage .*N8N_E2E_TARGET=1 .*jest\.e2e\.config\.js$/));
 		// dist/ is built before any lane starts (the suites do not build again beside each other).
 		expect(lineOf(/^stage "build /)).toBeLessThan(lineOf(/^lane /));
 		// Every lane is waited for, and background jobs are stopped when a stage fails.
