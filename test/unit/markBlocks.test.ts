@@ -114,12 +114,13 @@ describe("the send ledger's block marks in n8n's database", () => {
 		const blocks = new MarkBlocks(unitsOf(messages), same);
 		const { starts, names } = blocks.levels[0];
 		expect(names.length).toBeGreaterThan(1);
-		messages.forEach((m) => expect(blocks.digestOf(m)).toBe(same(m)));
+		messages.forEach((m, i) => expect([blocks.digestOf(m), blocks.positionOf(m)]).toEqual([same(m), i]));
+		expect(blocks.messageMarks(messages, 'u:', ':40123')).toEqual(messages.map((m) => `u:${same(m)}:40123`));
 		// A block ends after a message whose digest's first 32 bits are a multiple of the block size (or, past twice it, of a tenth).
 		const ends = starts.slice(1, -1).map((start) => parseInt(same(messages[start - 1]).slice(0, 8), 16));
 		ends.forEach((head) => expect(head % BLOCK === 0 || head % (BLOCK / 10) === 0).toBe(true));
 		names.forEach((name, block) => expect(name).toBe(same(`0\u0000${messages.slice(starts[block], starts[block + 1]).map(same).join('\u0000')}`)));
-		expect(blocks.digestOf('not in the run')).toBeUndefined();
+		expect([blocks.digestOf('not in the run'), blocks.positionOf('not in the run')]).toEqual([undefined, undefined]);
 	});
 
 	it('a Retry whose list gained a unit finds every other block as it was (blocks end where a digest says, not at a position)', async () => {

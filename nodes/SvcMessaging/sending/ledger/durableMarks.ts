@@ -74,7 +74,11 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 	let blocks: MarkBlocks | undefined;
 	// A long run's digests were made once, with its blocks.
 	const nameOf = (message: string) => blocks?.digestOf(message) ?? digestOf(message);
-	const marksOf = (kind: 'u' | 'a', messages: readonly string[]) => messages.map((m) => mark(kind, nameOf(m), bucket));
+	// A long run's marks made flat from its packed digests (markBlocks.ts), the others from a template.
+	const marksOf = (kind: 'u' | 'a', messages: readonly string[]) => {
+		const flat = blocks?.messageMarks(messages, `${kind}:`, `:${bucket}`);
+		return messages.map((m, i) => flat?.[i] ?? mark(kind, digestOf(m), bucket));
+	};
 	// What this run added, in order (the messages' own strings, no copy): taken out in the row's order when it finishes.
 	const added: Array<{ kind: 'u' | 'a'; messages: readonly string[] } | { kind: 'b'; level: number; block: number; marks: string[] }> = [];
 	let count = 0;

@@ -1,4 +1,5 @@
 import { NODE_ROW } from '../stores/rowBounds';
+import { PackedDigests, PositionIndex } from './runIndex';
 
 /**
  * A run's messages in blocks of about NODE_ROW.blockMessages consecutive units (the round's order,
@@ -75,45 +76,8 @@ function levelOver(parts: Parts, level: number, digestOf: (text: string) => stri
 	return { starts, blockOfPart, left, names: blockNames };
 }
 
-/**
- * Each unit's digest (32 hex characters, as `digestOf` answers) kept as its 16 bytes outside the
- * heap: as 100,000 strings it took ~5 MB of heap for a whole Send Bulk. A name is made again when asked.
- */
-class PackedDigests {
-	private static readonly HEX = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
-	private readonly bytes: Uint8Array;
-	private readonly chars = new Array<number>(32);
-
-	constructor(count: number) {
-		this.bytes = new Uint8Array(count * 16);
-	}
-
-	set(n: number, hex: string): void {
-		for (let i = 0; i < 16; i++) this.bytes[n * 16 + i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
-	}
-
-	/** The digest as one flat string (from char codes: no tree of 16 parts kept in a mark). */
-	nameAt(n: number): string {
-		for (let i = 0; i < 16; i++) {
-			const byte = this.bytes[n * 16 + i];
-			this.chars[2 * i] = PackedDigests.HEX[byte >> 4];
-			this.chars[2 * i + 1] = PackedDigests.HEX[byte & 15];
-		}
-		return String.fromCharCode(...this.chars);
-	}
-
-	/** The first 32 bits, as parseInt(name.slice(0, 8), 16) reads them. */
-	headAt(n: number): number {
-		const b = this.bytes;
-		return ((b[n * 16] << 24) | (b[n * 16 + 1] << 16) | (b[n * 16 + 2] << 8) | b[n * 16 + 3]) >>> 0;
-	}
-}
-
-/** A lowercase hex digit's value. */
-const nibble = (code: number) => (code <= 57 ? code - 48 : code - 87);
-
 export class MarkBlocks {
-	private readonly positions = new Map<string, number>();
+	private readonly positions: PositionIndex;
 	/** a message counted once, however often it is reported (a block must never be called whole too soon) */
 	private readonly counted: Uint8Array;
 	/** each unit's digest, computed once: a digest makes a hash object, ~1 KB of heap for a moment */
@@ -124,7 +88,7 @@ export class MarkBlocks {
 		private readonly units: ReadonlyArray<{ identity: string }>,
 		digestOf: (message: string) => string,
 	) {
-		units.forEach((unit, position) => this.positions.set(unit.identity, position));
+		this.positions = new PositionIndex(units);
 		this.counted = new Uint8Array(units.length);
 		this.digests = new PackedDigests(units.length);
 		units.forEach((unit, n) => this.digests.set(n, digestOf(unit.identity)));
@@ -147,6 +111,16 @@ export class MarkBlocks {
 	digestOf(message: string): string | undefined {
 		const position = this.positions.get(message);
 		return position === undefined ? undefined : this.digests.nameAt(position);
+	}
+
+	/** Each message's mark `prefix` + digest + `suffix`, each one flat string (undefined when a message is not in the run's plan). */
+	messageMarks(messages: readonly string[], prefix: string, suffix: string): Array<string | undefined> {
+		const codesOf = (text: string) => Array.from(text, (c) => c.charCodeAt(0));
+		const [before, after] = [codesOf(prefix), codesOf(suffix)];
+		return messages.map((message) => {
+			const position = this.positions.get(message);
+			return position === undefined ? undefined : this.digests.markAt(position, before, after);
+		});
 	}
 
 	/** The message's block at each level (none when it is not in the run's plan). */
