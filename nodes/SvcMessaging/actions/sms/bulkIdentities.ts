@@ -1,4 +1,5 @@
 import { messageIdentities } from '../../sending/ledger/ledger';
+import { hashOf } from '../../sending/ledger/runIndex';
 import { variablesOf, type Group, type Recipient } from './bulkRecipients';
 
 /**
@@ -28,12 +29,7 @@ export function flattened(text: string): string {
 }
 
 /** 32-bit FNV-1a of the number and its group: equal for every repeat, rarely for two others. */
-function hashOf(r: Recipient, groupNumber: number): number {
-	let hash = (0x811c9dc5 ^ groupNumber) >>> 0;
-	const text = r.phoneNumber;
-	for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
-	return hash;
-}
+const numberHash = (r: Recipient, groupNumber: number) => hashOf(r.phoneNumber, (0x811c9dc5 ^ groupNumber) >>> 0);
 
 /** Recipients in this many or more are told apart by a Set (hash and position no longer fit in a double). */
 const SORTABLE_LIMIT = 2 ** 21;
@@ -68,7 +64,7 @@ function findRepeats(recipients: Recipient[]): { isRepeat: Uint8Array; repeated:
 		return { isRepeat, repeated };
 	}
 	const pairs = new Float64Array(recipients.length);
-	recipients.forEach((r, n) => (pairs[n] = hashOf(r, groupOf(r)) * SORTABLE_LIMIT + n));
+	recipients.forEach((r, n) => (pairs[n] = numberHash(r, groupOf(r)) * SORTABLE_LIMIT + n));
 	pairs.sort();
 	for (let start = 0; start < pairs.length; ) {
 		const hash = Math.floor(pairs[start] / SORTABLE_LIMIT);
