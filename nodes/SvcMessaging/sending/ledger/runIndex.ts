@@ -48,7 +48,6 @@ export class PositionIndex {
 export class PackedDigests {
 	private static readonly HEX = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 	private readonly bytes: Uint8Array;
-	private readonly chars = new Array<number>(32);
 
 	constructor(count: number) {
 		this.bytes = new Uint8Array(count * 16);
@@ -58,10 +57,9 @@ export class PackedDigests {
 		for (let i = 0; i < 16; i++) this.bytes[n * 16 + i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
 	}
 
-	/** The digest as one flat string (from char codes: no tree of 16 parts kept in a mark). */
+	/** The digest as one flat string. */
 	nameAt(n: number): string {
-		this.hexAt(n, this.chars, 0);
-		return String.fromCharCode(...this.chars);
+		return this.markAt(n, [], []);
 	}
 
 	/**
@@ -70,19 +68,13 @@ export class PackedDigests {
 	 * 100,000 made 100,000 at once), this one its ~40 bytes.
 	 */
 	markAt(n: number, prefix: readonly number[], suffix: readonly number[]): string {
-		const codes = new Array<number>(prefix.length + 32 + suffix.length);
-		for (let i = 0; i < prefix.length; i++) codes[i] = prefix[i];
-		this.hexAt(n, codes, prefix.length);
-		for (let i = 0; i < suffix.length; i++) codes[prefix.length + 32 + i] = suffix[i];
-		return String.fromCharCode(...codes);
-	}
-
-	private hexAt(n: number, into: number[], at: number): void {
+		const codes = [...prefix];
 		for (let i = 0; i < 16; i++) {
 			const byte = this.bytes[n * 16 + i];
-			into[at + 2 * i] = PackedDigests.HEX[byte >> 4];
-			into[at + 2 * i + 1] = PackedDigests.HEX[byte & 15];
+			codes.push(PackedDigests.HEX[byte >> 4], PackedDigests.HEX[byte & 15]);
 		}
+		codes.push(...suffix);
+		return String.fromCharCode(...codes);
 	}
 
 	/** The first 32 bits, as parseInt(name.slice(0, 8), 16) reads them. */
