@@ -92,8 +92,8 @@ export class MarkBlocks {
 		this.counted = new Uint8Array(units.length);
 		this.digests = new PackedDigests(units.length);
 		units.forEach((unit, n) => this.digests.set(n, digestOf(unit.identity)));
-		const digests = this.digests;
-		let parts: Parts = { count: units.length, nameAt: (n) => digests.nameAt(n), headAt: (n) => digests.headAt(n) };
+		// The units' digests are the first level's parts.
+		let parts: Parts = this.digests;
 		for (let level = 0; ; level++) {
 			const next = levelOver(parts, level, digestOf);
 			if (!next) break;

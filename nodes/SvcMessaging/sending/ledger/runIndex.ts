@@ -49,7 +49,7 @@ export class PackedDigests {
 	private static readonly HEX = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 	private readonly bytes: Uint8Array;
 
-	constructor(count: number) {
+	constructor(readonly count: number) {
 		this.bytes = new Uint8Array(count * 16);
 	}
 
