@@ -3,7 +3,7 @@
  * package) with --cluster-enabled on free loopback ports, each in a temporary folder, joined by
  * `redis-cli --cluster create … --cluster-replicas 0`. No persistence; stopped and removed after.
  */
-import { spawn, spawnSync, type ChildProcess } from 'child_process';
+import { spawnSync, type ChildProcess } from 'child_process';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -12,7 +12,8 @@ import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter'
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 import { live, runningOnly } from './live';
 import { makeCertificates, tlsServerArgs, TLS_SERVER_NAME } from './redisTls';
-import { ensureServicesInstalled, freeTcpPort, waitForPort } from './services';
+import { spawnRedisServer } from './redisProcess';
+import { ensureServicesInstalled } from './services';
 
 export interface RedisCluster {
 	nodes: Array<{ host: string; port: number }>;
@@ -63,18 +64,18 @@ export async function startRedisCluster(options: { masters?: number; password?: 
 	};
 	try {
 		for (let i = 0; i < masters; i++) {
-			// The cluster bus gets a free port of its own (port + 10000 may not be free, or not exist).
-			const [port, busPort] = [await freeTcpPort(), await freeTcpPort()];
 			const dir = mkdtempSync(join(tmpdir(), 'svc-redis-cluster-'));
 			dirs.push(dir);
-			const listen = certificates ? [...tlsServerArgs(certificates, port), '--tls-cluster', 'yes'] : ['--port', String(port)];
-			const args = [...listen, '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
-				'--cluster-node-timeout', '5000', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
-			if (options.password) args.push('--requirepass', options.password, '--masterauth', options.password);
-			const child = spawn('redis-server', args, { stdio: 'ignore' });
+			// The cluster bus gets a free port of its own (port + 10000 may not be free, or not exist).
+			const argsFor = ([port, busPort]: number[]) => {
+				const listen = certificates ? [...tlsServerArgs(certificates, port), '--tls-cluster', 'yes'] : ['--port', String(port)];
+				const args = [...listen, '--cluster-port', String(busPort), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
+					'--cluster-node-timeout', '5000', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
+				return options.password ? [...args, '--requirepass', options.password, '--masterauth', options.password] : args;
+			};
+			const { child, ports } = await spawnRedisServer('redis-server (cluster)', argsFor, { cliArgs: auth, portCount: 2 });
 			children.push(child);
-			await waitForPort(port, 10_000, 'redis-server (cluster)', child);
-			nodes.push({ host: '127.0.0.1', port });
+			nodes.push({ host: '127.0.0.1', port: ports[0] });
 		}
 		cli(['--cluster', 'create', ...nodes.map(({ host, port }) => `${host}:${port}`), '--cluster-replicas', '0', '--cluster-yes']);
 		// Every node agrees the slots are covered before a client comes (bounded: 20 s).

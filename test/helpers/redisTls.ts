@@ -3,12 +3,13 @@
  * where it listens) signed by a CA made here with openssl: a private CA, as managed or in-house
  * Redis have. Nothing is committed: the keys are made at test time in a temporary folder.
  */
-import { spawn, spawnSync, type ChildProcess } from 'child_process';
+import { spawnSync } from 'child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
-import { ensureServicesInstalled, freeTcpPort, waitForPort } from './services';
+import { killAndWait, spawnRedisServer, type RedisProcess } from './redisProcess';
+import { ensureServicesInstalled } from './services';
 
 export const TLS_SERVER_NAME = 'redis.test';
 
@@ -48,26 +49,25 @@ export async function startTlsRedis(options: { password?: string } = {}): Promis
 	ensureServicesInstalled('redis');
 	const dir = mkdtempSync(join(tmpdir(), 'svc-redis-tls-'));
 	const { ca, otherCa } = makeCertificates(dir);
-	const port = await freeTcpPort();
-	const args = [...tlsServerArgs(dir, port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
-	if (options.password) args.push('--requirepass', options.password);
-	const child: ChildProcess = spawn('redis-server', args, { cwd: dir, stdio: 'ignore' });
+	const argsFor = ([port]: number[]) => {
+		const args = [...tlsServerArgs(dir, port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
+		return options.password ? [...args, '--requirepass', options.password] : args;
+	};
+	const cliArgs = [...(options.password ? ['-a', options.password, '--no-auth-warning'] : []), '--tls', '--cacert', join(dir, 'ca.crt'), '--sni', TLS_SERVER_NAME];
+	let started: RedisProcess;
+	try {
+		started = await spawnRedisServer('redis-server (TLS)', argsFor, { cliArgs, cwd: dir });
+	} catch (error) {
+		rmSync(dir, { recursive: true, force: true });
+		throw error;
+	}
+	const { child, ports: [port] } = started;
 	const kill = () => child.kill('SIGKILL');
 	process.once('exit', kill);
 	const stop = async () => {
 		process.removeListener('exit', kill);
-		if (child.exitCode === null && child.signalCode === null) {
-			const exited = new Promise<void>((r) => child.once('exit', () => r()));
-			child.kill('SIGTERM');
-			await exited;
-		}
+		await killAndWait(child, 'SIGTERM');
 		rmSync(dir, { recursive: true, force: true });
 	};
-	try {
-		await waitForPort(port, 10_000, 'redis-server (TLS)', child);
-	} catch (error) {
-		await stop();
-		throw error;
-	}
 	return { host: '127.0.0.1', port, ca, otherCa, stop };
 }

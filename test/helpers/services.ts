@@ -5,9 +5,11 @@
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncOptions } from 'child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'fs';
-import { createConnection, createServer } from 'net';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
+
+import { freeTcpPort, waitForPort } from './ports';
+import { spawnRedisServer } from './redisProcess';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -22,51 +24,7 @@ export function ensureServicesInstalled(which: 'redis' | 'all' = 'all'): void {
 	if (result.status !== 0) throw new Error(`scripts/install-services.sh ${which} failed (exit ${result.status})`);
 }
 
-export async function freeTcpPort(): Promise<number> {
-	return await new Promise<number>((resolvePort, reject) => {
-		const server = createServer();
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const address = server.address();
-			server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-		});
-	});
-}
-
-/**
- * A port where no Redis answers, held for the test: every connection is closed at once, as a Redis
- * that is down refuses it. A port merely found free can be taken meanwhile by another suite's server
- * (the adversarial lane's silent TCP proxies run beside npm test), which then answers nothing.
- */
-export async function downRedisPort(): Promise<{ port: number; close(): Promise<void> }> {
-	const server = createServer((socket) => socket.destroy());
-	await new Promise<void>((resolveListen, reject) => {
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => resolveListen());
-	});
-	const address = server.address();
-	return {
-		port: typeof address === 'object' && address ? address.port : 0,
-		close: async () => await new Promise<void>((resolveClose) => server.close(() => resolveClose())),
-	};
-}
-
-export async function waitForPort(port: number, timeoutMs: number, what: string, child?: ChildProcess): Promise<void> {
-	const until = Date.now() + timeoutMs;
-	for (;;) {
-		if (child && child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode} before listening`);
-		const open = await new Promise<boolean>((done) => {
-			const socket = createConnection({ host: '127.0.0.1', port }, () => {
-				socket.destroy();
-				done(true);
-			});
-			socket.once('error', () => done(false));
-		});
-		if (open) return;
-		if (Date.now() > until) throw new Error(`${what} did not listen on port ${port} within ${timeoutMs} ms`);
-		await new Promise((r) => setTimeout(r, 50));
-	}
-}
+export { downRedisPort, freeTcpPort, waitForPort } from './ports';
 
 export interface RedisServer {
 	host: string;
@@ -80,14 +38,18 @@ export interface RedisServer {
 /** redis-server on a free port, no persistence, in a temporary folder. */
 export async function startRedis(options: { port?: number; password?: string } = {}): Promise<RedisServer> {
 	ensureServicesInstalled('redis');
-	const port = options.port ?? (await freeTcpPort());
 	const dir = mkdtempSync(join(tmpdir(), 'svc-redis-'));
+	let port = options.port;
 	let child: ChildProcess | undefined;
 	const start = async () => {
-		const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
-		if (options.password) args.push('--requirepass', options.password);
-		child = spawn('redis-server', args, { stdio: 'ignore' });
-		await waitForPort(port, 10_000, 'redis-server', child);
+		const argsFor = ([listen]: number[]) => {
+			const args = ['--port', String(listen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
+			return options.password ? [...args, '--requirepass', options.password] : args;
+		};
+		const cliArgs = options.password ? ['-a', options.password, '--no-auth-warning'] : [];
+		const started = await spawnRedisServer('redis-server', argsFor, { cliArgs, ports: port === undefined ? undefined : [port] });
+		child = started.child;
+		port = started.ports[0];
 	};
 	const stopChild = async (abrupt = false) => {
 		const running = child;
@@ -101,7 +63,7 @@ export async function startRedis(options: { port?: number; password?: string } =
 	await start();
 	return {
 		host: '127.0.0.1',
-		port,
+		port: port!,
 		async stop(abrupt = false) {
 			await stopChild(abrupt);
 			rmSync(dir, { recursive: true, force: true });
