@@ -11,6 +11,7 @@ import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, type NodeSetup } from '../helpers/n8n';
 import { useRedis } from '../helpers/redisFixture';
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
+import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter';
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 import { sendParameters } from './fixtures';
 
@@ -26,6 +27,13 @@ const smsNumbers = () => emu.control.messages().map((m) => m.phoneNumber);
 const twice = () => [...smsNumbers().reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>()).values()].filter((n) => n > 1).length;
 const shared = () => apiKeyCredentials(emu.url, { redis: { port: redis.port } });
 const settings = { onError: 'continueRegularOutput' as const };
+
+/** A new worker has none of this one's state: its ledger, plain clients and shared limiters are let go. */
+async function forgetThisWorker() {
+	clearLocalLedger();
+	await closeSharedLimiters();
+	await closeRedisClients();
+}
 
 async function attempt(setup: NodeSetup, items: object[]) {
 	try {
@@ -44,8 +52,7 @@ it('Redis restarted empty after a failed send: the Retry on another worker sends
 	expect(smsNumbers()).toHaveLength(30);
 
 	await redis.restart();
-	clearLocalLedger();
-	await closeRedisClients();
+	await forgetThisWorker();
 	const retry = await attempt({ parameters: sendParameters(), credentials: shared(), executionId: `x-${run}-b`, mode: 'retry', settings }, items);
 	const out = retry.output!;
 	expect(out).toHaveLength(30);
@@ -65,8 +72,7 @@ it('Redis restarted empty: a Retry of an execution that never began sending send
 	const items = phones(72_000_000, 5);
 	// The first execution failed before this node posted anything (here: nothing ran at all).
 	await redis.restart();
-	clearLocalLedger();
-	await closeRedisClients();
+	await forgetThisWorker();
 	const [out] = await executeNode({ parameters: sendParameters(), credentials: shared(), executionId: `y-${run}-b`, mode: 'retry' }, items);
 	expect(out.map((i) => i.json.accepted)).toEqual([true, true, true, true, true]);
 	expect(smsNumbers()).toHaveLength(5);
