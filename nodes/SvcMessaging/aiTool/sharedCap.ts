@@ -1,7 +1,8 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { digest, redisClient, RedisUnavailable, reasonOf, redisAddress, type SharedLimitConfig } from '../transport/redis';
+import { digest, type RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
+import { openRedisStore, type RedisStore } from '../transport/redisStore';
 
 /**
  * The agents' message count in the credential's Redis ("Use Redis", parameter
@@ -28,26 +29,26 @@ export interface SharedCount {
 	giveBack(messages: number): void;
 }
 
-const keyOf = (config: SharedLimitConfig, scope: string) => `${config.keyPrefix}:agent-cap:${digest(scope)}`;
-
 /**
  * Counts `messages` against `cap` in Redis. Fails closed: when Redis cannot be used the call is
  * refused with the Redis error, nothing sent.
  */
 export async function reserveShared(node: INode, config: SharedLimitConfig, scope: string, cap: number, messages: number): Promise<SharedCount> {
-	const key = keyOf(config, scope);
+	let store: RedisStore;
+	let key: string;
 	let result: number;
-	let client: Awaited<ReturnType<typeof redisClient>>;
 	try {
-		client = await redisClient(config, 'the agents’ message cap');
-		result = Number(await client.eval(RESERVE, 1, key, messages, cap, KEEP_MS));
+		store = await openRedisStore(config, 'the agents’ message cap');
+		key = store.key(`agent-cap:${digest(scope)}`);
+		// Counted once: a second try after a lost answer could count the messages twice.
+		result = Number(await store.once(async (client) => await client.eval(RESERVE, 1, key, messages, cap, KEEP_MS)));
 	} catch (error) {
-		const unavailable = error instanceof RedisUnavailable ? error : new RedisUnavailable(`Lost the connection to Redis at ${redisAddress(config)}`, reasonOf(error));
+		const unavailable = error as RedisUnavailable;
 		throw new NodeOperationError(node, unavailable.message, { description: `${unavailable.description} The agents’ message cap is counted there, so the call is refused.` });
 	}
 	if (result < 0) return { refusedAt: -1 - result, giveBack: () => undefined };
 	return {
 		// A give-back that fails leaves the count higher than what was sent: the cap then errs on the safe side.
-		giveBack: (back) => void (back > 0 && client.decrby(key, back).catch(() => undefined)),
+		giveBack: (back) => void (back > 0 && store.client.decrby(key, back).catch(() => undefined)),
 	};
 }

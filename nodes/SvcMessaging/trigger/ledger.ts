@@ -1,6 +1,7 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { digest, redisClient, type SharedLimitConfig } from '../transport/redis';
+import { digest, type SharedLimitConfig } from '../transport/redis';
+import { openRedisStore } from '../transport/redisStore';
 import { TRIGGER_LIMITS } from './limits';
 import type { DeliveryReport } from './payload';
 
@@ -81,8 +82,9 @@ export const CLAIM_TTL_MS = TRIGGER_LIMITS.maxFutureSkewMs + TRIGGER_LIMITS.maxR
  * reached (the caller then asks the service to retry). The key is a digest.
  */
 export async function claimReport(context: IWebhookFunctions, config: SharedLimitConfig, report: DeliveryReport): Promise<boolean> {
-	const client = await redisClient(config, 'the delivery-report claims');
+	const store = await openRedisStore(config, 'the delivery-report claims');
 	const scope = `${context.getWorkflow().id ?? ''}\u0000${context.getNode().id}\u0000${report.data.messageId}|${report.event}`;
-	const answer = await client.set(`${config.keyPrefix}:report:${digest(scope)}`, '1', 'PX', CLAIM_TTL_MS, 'NX');
+	// Once: after a lost answer, a second SET NX would find its own claim and drop the report.
+	const answer = await store.once(async (client) => await client.set(store.key(`report:${digest(scope)}`), '1', 'PX', CLAIM_TTL_MS, 'NX'));
 	return answer === 'OK';
 }

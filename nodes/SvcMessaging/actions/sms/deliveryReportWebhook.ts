@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteData, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { timingSafeEqual } from 'node:crypto';
 
-import { digest, redisClient, sharedLimitOf, type SharedLimitConfig } from '../../transport/redis';
+import { digest, sharedLimitOf } from '../../transport/redis';
+import { openRedisStore } from '../../transport/redisStore';
 import { SERVICE } from '../../transport/service';
 import { DELIVERY_WAIT } from './deliveryWait';
 import { parseDeliveryReport } from '../../trigger/payload';
@@ -43,8 +44,6 @@ function keepWaiting(ignored: string): IWebhookResponseData {
  */
 const claimed = new Map<string, number>();
 
-const claimKey = (config: SharedLimitConfig, waitingState: string) => `${config.keyPrefix}:resume:${digest(waitingState)}`;
-
 function claimInProcess(waitingState: string, now: number): boolean {
 	// Insertion order is claim order: the lapsed ones are at the front.
 	for (const [state, at] of claimed) {
@@ -62,8 +61,9 @@ async function claimResume(credentials: IDataObject, executionId: string, wait: 
 	const shared = sharedLimitOf(credentials);
 	if (!shared) return true;
 	try {
-		const client = await redisClient(shared, 'the delivery-wait claims');
-		if ((await client.set(claimKey(shared, waitingState), '1', 'PX', DELIVERY_WAIT.resumeClaimMs, 'NX')) === 'OK') return true;
+		const store = await openRedisStore(shared, 'the delivery-wait claims');
+		const key = store.key(`resume:${digest(waitingState)}`);
+		if ((await store.once(async (client) => await client.set(key, '1', 'PX', DELIVERY_WAIT.resumeClaimMs, 'NX'))) === 'OK') return true;
 	} catch {
 		return true; // Redis unreachable or silent: this process's claim holds (see above).
 	}

@@ -1,6 +1,6 @@
-import { redisClient, type SharedLimitConfig } from '../../transport/redis';
+import type { SharedLimitConfig } from '../../transport/redis';
 import type { KeyClaim, KeyStore } from './keyClaims';
-import { redisTries } from '../stores/redisTries';
+import { openRedisStore } from '../../transport/redisStore';
 
 /**
  * Replaces a claim only when its holder asks (its token): settles it with the result, marks it of
@@ -23,9 +23,8 @@ return 1
  * account at once, so two executions at the same instant never both send.
  */
 export async function redisKeyStore(config: SharedLimitConfig): Promise<KeyStore> {
-	const client = await redisClient(config, 'the idempotency keys');
-	const keyOf = (digest: string) => `${config.keyPrefix}:idem:${digest}`;
-	const tried = redisTries(config, 'the idempotency keys');
+	const { client, key, tried } = await openRedisStore(config, 'the idempotency keys');
+	const keyOf = (digest: string) => key(`idem:${digest}`);
 	const parsed = (value: string | null | undefined) => (value ? (JSON.parse(value) as KeyClaim) : undefined);
 	const peek = async (digests: string[]) =>
 		digests.length === 0 ? [] : (await tried(async () => await client.mget(digests.map(keyOf)))).map(parsed);

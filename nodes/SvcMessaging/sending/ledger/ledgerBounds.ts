@@ -1,4 +1,4 @@
-import { REDIS_RETRY_DELAYS_MS } from '../stores/redisTries';
+import { REDIS_RETRY_DELAYS_MS } from '../../transport/redisStore';
 import { FINISHED_RUN_RETRY_WINDOW_MS, NODE_ROW } from '../stores/rowBounds';
 
 /**
@@ -23,7 +23,7 @@ export const SEND_LEDGER = {
 	openRunProtectionMs: 10 * 60 * 1000,
 	/** runs this process remembers as having sent or finished (a few hundred bytes each) */
 	maxRuns: 20_000,
-	/** a failed Redis read or write is tried again after each of these waits, then given up (stores/redisTries.ts) */
+	/** a failed Redis read or write is tried again after each of these waits, then given up (transport/redisStore.ts) */
 	redisRetryDelaysMs: REDIS_RETRY_DELAYS_MS,
 	/** keys per Redis round trip */
 	redisBatch: 1_000,

@@ -1,13 +1,13 @@
-import { redisClient, scopedPrefix, type SharedLimitConfig } from '../../transport/redis';
+import type { SharedLimitConfig } from '../../transport/redis';
 import { SEND_LEDGER } from './ledgerBounds';
-import { redisTries } from '../stores/redisTries';
+import { openRedisStore } from '../../transport/redisStore';
 
 /**
  * The send ledger's part in the credential's shared Redis: entries under `<prefix>:sent:<digest>`,
  * finished runs under `<prefix>:finished:<digest>` (digests are made by ledger.ts; in a Redis
  * Cluster the prefix carries the node's hash tag, transport/redisConfig.ts scopedPrefix), for
- * SEND_LEDGER.redisTtlMs. Each call is tried again after each of SEND_LEDGER.redisRetryDelaysMs (a
- * short partition, a failover) before it fails with RedisUnavailable naming the Redis.
+ * SEND_LEDGER.redisTtlMs. Each call is tried again (transport/redisStore.ts: a short partition, a
+ * failover) before it fails with RedisUnavailable naming the Redis.
  */
 export interface RedisLedgerStore {
 	get(digests: string[]): Promise<Array<string | undefined>>;
@@ -31,12 +31,9 @@ export interface RedisLedgerStore {
 
 /** `scope`: the workflow node whose ledger this is (its keys share a hash slot in a Redis Cluster). */
 export async function redisLedgerStore(config: SharedLimitConfig, scope: string): Promise<RedisLedgerStore> {
-	const client = await redisClient(config, 'the send ledger');
-	const prefix = scopedPrefix(config, scope);
-	const entryKey = (digest: string) => `${prefix}:sent:${digest}`;
-	const finishedKey = (digest: string) => `${prefix}:finished:${digest}`;
-
-	const tried = redisTries(config, 'the send ledger');
+	const { client, key, tried } = await openRedisStore(config, 'the send ledger', scope);
+	const entryKey = (digest: string) => key(`sent:${digest}`);
+	const finishedKey = (digest: string) => key(`finished:${digest}`);
 	/** A pipeline answers each command's error in its results instead of rejecting. */
 	const exec = async (commands: (pipeline: ReturnType<typeof client.pipeline>) => void) => {
 		const pipeline = client.pipeline();
@@ -76,10 +73,10 @@ export async function redisLedgerStore(config: SharedLimitConfig, scope: string)
 			return Number.isFinite(at) && at > 1 ? at : 0;
 		},
 		async epoch() {
-			const key = `${prefix}:epoch`;
+			const epochKey = key('epoch');
 			const value = await tried(async () => {
-				await client.set(key, String(Date.now()), 'NX');
-				return await client.get(key);
+				await client.set(epochKey, String(Date.now()), 'NX');
+				return await client.get(epochKey);
 			});
 			return Number(value) || Date.now();
 		},

@@ -1,4 +1,5 @@
-import { redisAddress, redisClient, RedisUnavailable, type SharedLimitConfig } from '../../transport/redis';
+import type { SharedLimitConfig } from '../../transport/redis';
+import { openRedisStore } from '../../transport/redisStore';
 
 /**
  * The do-not-send list in the API-key credential's Redis ("Use Redis", parameter
@@ -29,25 +30,16 @@ export interface DoNotSendStore {
 
 /** Opens the list; throws RedisUnavailable (naming the Redis, never its password) when it cannot be reached. */
 export async function doNotSendStore(config: SharedLimitConfig): Promise<DoNotSendStore> {
-	const client = await redisClient(config, 'the do-not-send list');
+	// RedisUnavailable goes on to the round (each unsent item's error) or the resource's operation.
+	const { client, once } = await openRedisStore(config, 'the do-not-send list');
 	const key = doNotSendKey(config);
-	const used = async <T>(call: () => Promise<T>): Promise<T> => {
-		let failure: unknown;
-		try {
-			return await call();
-		} catch (error) {
-			failure = error;
-		}
-		// RedisUnavailable goes on to the round (each unsent item's error) or the resource's operation.
-		throw new RedisUnavailable(`Lost the connection to Redis at ${redisAddress(config)}, which holds the do-not-send list`, failure);
-	};
 	return {
-		add: async (numbers) => (numbers.length ? await used(async () => await client.sadd(key, ...numbers)) : 0),
-		remove: async (numbers) => (numbers.length ? await used(async () => await client.srem(key, ...numbers)) : 0),
+		add: async (numbers) => (numbers.length ? await once(async () => await client.sadd(key, ...numbers)) : 0),
+		remove: async (numbers) => (numbers.length ? await once(async () => await client.srem(key, ...numbers)) : 0),
 		async listed(numbers) {
 			const out: boolean[] = [];
 			for (let start = 0; start < numbers.length; start += DO_NOT_SEND.batch) {
-				const answers = await used(async () => await client.smismember(key, ...numbers.slice(start, start + DO_NOT_SEND.batch)));
+				const answers = await once(async () => await client.smismember(key, ...numbers.slice(start, start + DO_NOT_SEND.batch)));
 				for (const answer of answers) out.push(answer === 1);
 			}
 			return out;
@@ -57,7 +49,7 @@ export async function doNotSendStore(config: SharedLimitConfig): Promise<DoNotSe
 			const out = new Set<string>();
 			let cursor = '0';
 			do {
-				const [next, page] = await used(async () => await client.sscan(key, cursor, 'COUNT', DO_NOT_SEND.scanCount));
+				const [next, page] = await once(async () => await client.sscan(key, cursor, 'COUNT', DO_NOT_SEND.scanCount));
 				for (const number of page) if (limit === undefined || out.size < limit) out.add(number);
 				cursor = next;
 			} while (cursor !== '0' && (limit === undefined || out.size < limit));
