@@ -15,8 +15,6 @@ export const DO_NOT_SEND = {
 	scanCount: 500,
 } as const;
 
-export const doNotSendKey = (config: SharedLimitConfig) => `${config.keyPrefix}:do-not-send`;
-
 export interface DoNotSendStore {
 	/** adds the numbers; answers how many were not listed before */
 	add(numbers: string[]): Promise<number>;
@@ -31,8 +29,8 @@ export interface DoNotSendStore {
 /** Opens the list; throws RedisUnavailable (naming the Redis, never its password) when it cannot be reached. */
 export async function doNotSendStore(config: SharedLimitConfig): Promise<DoNotSendStore> {
 	// RedisUnavailable goes on to the round (each unsent item's error) or the resource's operation.
-	const { client, once } = await openRedisStore(config, 'the do-not-send list');
-	const key = doNotSendKey(config);
+	const { client, key: keyOf, once } = await openRedisStore(config, 'the do-not-send list');
+	const key = keyOf('do-not-send');
 	return {
 		add: async (numbers) => (numbers.length ? await once(async () => await client.sadd(key, ...numbers)) : 0),
 		remove: async (numbers) => (numbers.length ? await once(async () => await client.srem(key, ...numbers)) : 0),
