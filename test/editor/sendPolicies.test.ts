@@ -5,7 +5,7 @@
  * many it skipped; the API key credential's Test fails on a Redis that is not there.
  */
 import { triggerThenSvcNode } from '../e2e/harness';
-import { addFromNodesPanel, editorForEachFile, openProbe, screenshot, visibleLabels, type EditorSession } from './editorSession';
+import { addFromNodesPanel, editorForEachFile, openProbe, openWorkflow, screenshot, visibleLabels, type EditorSession } from './editorSession';
 
 let session: EditorSession;
 editorForEachFile('send-policies-last', (opened) => (session = opened));
@@ -19,7 +19,8 @@ async function openNode(name: string, parameters: Record<string, unknown>, items
 	const { page, stack } = session;
 	const workflow = triggerThenSvcNode(name, { name: 'Orders', items }, { id: `policies-${name.replace(/\W/g, '')}`, name: 'Send SMS', parameters });
 	const created = await stack.n8n.rest<{ data: { id: string } }>('POST', '/rest/workflows', { ...structuredClone(workflow), active: false });
-	await page.goto(`${stack.n8n.url}/workflow/${created.data.id}`);
+	// Inside the editor already loaded (its router), not a page load per workflow.
+	await openWorkflow(session, created.data.id);
 	await page.locator('[data-test-id="canvas-node"]', { hasText: 'Send SMS' }).first().dblclick();
 	await page.locator('[data-test-id="ndv"]').waitFor();
 	return { execute: async () => await page.locator('[data-test-id="node-execute-button"]').first().click(), output: page.locator('[data-test-id="output-panel"]') };
