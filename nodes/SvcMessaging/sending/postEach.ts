@@ -79,7 +79,7 @@ export async function postEach<P extends PreparedPost>(
 		const when = unit.deferred || unit.sender ? { ...(unit.deferred && { scheduledAt: unit.deferred.scheduledAt }), ...(unit.sender && { senderId: unit.sender }) } : undefined;
 		try {
 			// No copy per item unless something is added.
-			const data = await run.call(options.post, extra || when ? { ...body, ...extra, ...when } : body, unit.itemIndex, begin);
+			const data = await run.callEndpoint(options.post, extra || when ? { ...body, ...extra, ...when } : body, unit.itemIndex, begin);
 			const json = options.accepted(unit.prepared, data ?? {});
 			return [[unit, { ok: true, json: when ? Object.assign(json, unit.deferred, when) : json }]];
 		} catch (error) {

@@ -25,7 +25,7 @@ import { readRunKeys } from './keys/runKeys';
  * "Resend Messages With Unknown Outcome", the opened ledger, the connected key limiter and the
  * agents' message cap. The round, the window, the ledger and the outputs take this instead of
  * n8n's whole context. The context itself stays inside, for one thing only: the api/ endpoint
- * functions need n8n's request helper (`call`).
+ * functions need n8n's request helper (`callEndpoint`: a name of its own, not read as Function.prototype.call).
  */
 export interface SendRun extends RunFacts {
 	readonly resendUnknown: boolean;
@@ -40,7 +40,7 @@ export interface SendRun extends RunFacts {
 	/** an execution hint under the node's output */
 	hint(message: string): void;
 	/** an endpoint function of api/, called with the node run's context */
-	call<T>(
+	callEndpoint<T>(
 		endpoint: (ctx: SvcContext, body: IDataObject, itemIndex: number, beforeSend: BeforeSend) => Promise<T>,
 		body: IDataObject,
 		itemIndex: number,
@@ -182,7 +182,7 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 		policies,
 		...(keys && { keys }),
 		hint: (message) => ctx.addExecutionHints({ message, location: 'outputPane' }),
-		call: async (endpoint, body, itemIndex, beforeSend = nothingBefore) => await endpoint(ctx, body, itemIndex, beforeSend),
+		callEndpoint: async (endpoint, body, itemIndex, beforeSend = nothingBefore) => await endpoint(ctx, body, itemIndex, beforeSend),
 		failure: (error, itemIndex) => ({ ok: false, itemIndex, error: wrapError(nodeOf, error, itemIndex) }),
 		// A dry run wrote nothing: nothing to finish.
 		finish: async () => (policies.dryRun ? undefined : await ledger.finish()),

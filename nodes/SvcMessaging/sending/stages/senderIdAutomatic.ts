@@ -13,7 +13,7 @@ export const senderIdAutomatic: Stage = {
 		if (!automaticSender || !recipientOf) return;
 		const { run } = round;
 		const send = {
-			senderIds: async (itemIndex: number) => await run.call(async (service, _body, i) => await listSenderIds(service, i), {}, itemIndex),
+			senderIds: async (itemIndex: number) => await run.callEndpoint(async (service, _body, i) => await listSenderIds(service, i), {}, itemIndex),
 			hint: (message: string) => run.hint(message),
 		};
 		await chooseSenders(send, round.pending, recipientOf, automaticSender);
