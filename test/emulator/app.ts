@@ -209,11 +209,22 @@ async function handle(rt: Runtime, controlRoutes: Route[], req: IncomingMessage,
 	finish(reply.status, errorCode(reply));
 }
 
+/**
+ * An idle kept-alive connection is closed by its client, not by the emulator: a server that closes
+ * first (Node's default, 5 s) races a client reusing the socket at that moment (undici's "other side
+ * closed"; one bench run on a loaded machine failed so). The clients here let go within 4–10 s.
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 export function createApp(rt: Runtime, controlRoutes: Route[]): Server {
-	return createServer((req, res) => {
+	const server = createServer((req, res) => {
 		handle(rt, controlRoutes, req, res).catch((error) => {
 			process.stderr.write(`svc emulator: request failed: ${(error as Error)?.message ?? error}\n`);
 			if (!res.headersSent && !res.destroyed) send(res, errorReply(new ApiError(500, 'INTERNAL_ERROR', 'Internal emulator error')));
 		});
 	});
+	server.keepAliveTimeout = KEEP_ALIVE_MS;
+	// Kept above keepAliveTimeout, as is usual for a server behind keep-alive clients.
+	server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+	return server;
 }
