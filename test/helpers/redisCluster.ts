@@ -12,7 +12,7 @@ import { closeSharedLimiters } from '../../nodes/SvcMessaging/transport/limiter'
 import { closeRedisClients } from '../../nodes/SvcMessaging/transport/redis';
 import { live, runningOnly } from './live';
 import { makeCertificates, tlsServerArgs, TLS_SERVER_NAME } from './redisTls';
-import { spawnRedisServer } from './redisProcess';
+import { killAndWait, spawnRedisServer } from './redisProcess';
 import { ensureServicesInstalled } from './services';
 
 export interface RedisCluster {
@@ -46,14 +46,7 @@ export async function startRedisCluster(options: { masters?: number; password?: 
 	process.once('exit', killAll);
 	const stop = async () => {
 		process.removeListener('exit', killAll);
-		await Promise.all(
-			children.splice(0).map(async (child) => {
-				if (child.exitCode !== null || child.signalCode !== null) return;
-				const exited = new Promise<void>((r) => child.once('exit', () => r()));
-				child.kill('SIGTERM');
-				await exited;
-			}),
-		);
+		await Promise.all(children.splice(0).map(async (child) => await killAndWait(child, 'SIGTERM')));
 		for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 		if (certificates) rmSync(certificates, { recursive: true, force: true });
 	};

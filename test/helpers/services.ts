@@ -9,7 +9,7 @@ import { tmpdir } from 'os';
 import { join, resolve } from 'path';
 
 import { freeTcpPort, waitForPort } from './ports';
-import { spawnRedisServer } from './redisProcess';
+import { killAndWait, spawnRedisServer } from './redisProcess';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -54,10 +54,7 @@ export async function startRedis(options: { port?: number; password?: string } =
 	const stopChild = async (abrupt = false) => {
 		const running = child;
 		child = undefined;
-		if (!running || running.exitCode !== null) return;
-		const exited = new Promise<void>((r) => running.once('exit', () => r()));
-		running.kill(abrupt ? 'SIGKILL' : 'SIGTERM');
-		await exited;
+		if (running) await killAndWait(running, abrupt ? 'SIGKILL' : 'SIGTERM');
 	};
 	process.once('exit', () => child?.kill('SIGKILL'));
 	await start();
