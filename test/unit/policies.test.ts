@@ -2,12 +2,14 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
 import { heldSize } from '../../nodes/SvcMessaging/sending/ledger/ledgerMemory';
-import { assertBudget, estimateCredits, readPolicies } from '../../nodes/SvcMessaging/sending/policies/policies';
+import { assertBudget, estimateCredits, readMaxCredits } from '../../nodes/SvcMessaging/sending/policies/policies';
+import { readStages } from '../../nodes/SvcMessaging/sending/stages';
+import type { RunSource } from '../../nodes/SvcMessaging/sending/stages/stage';
 import { sendOnce, type Posted, type SendUnit } from '../../nodes/SvcMessaging/sending/round';
 import { openSendRun } from '../../nodes/SvcMessaging/sending/sendRun';
 import { API_KEY, fakeContext } from './fakeContext';
 
-const node = { name: 'SVC Messaging' } as Parameters<typeof readPolicies>[0];
+const node = { name: 'SVC Messaging', parameters: {} } as Parameters<typeof readMaxCredits>[0];
 const units = (...credits: number[]) => credits.map((c, itemIndex) => ({ identity: `u${itemIndex}`, itemIndex, credits: c }));
 type Unit = SendUnit & { credits: number };
 
@@ -70,9 +72,12 @@ describe('sending/policies/policies.ts, applied by the round', () => {
 		expect(() => assertBudget(node, { dryRun: false }, undefined)).not.toThrow();
 	});
 
-	it('reads the options: no budget unless set; a negative or non-numeric budget is refused naming the field', () => {
-		expect(readPolicies(node, {})).toEqual({ dryRun: false });
-		expect(readPolicies(node, { dryRun: true, maxCredits: 0 })).toEqual({ dryRun: true, maxCredits: 0 });
-		expect(() => readPolicies(node, { maxCredits: 'lots' })).toThrow('Item 0: "Max Credits" must be a number of credits, 0 or more (got "lots")');
+	it('reads the options: no budget unless set; a negative or non-numeric budget is refused naming the field', async () => {
+		// The stages read their own options (no Idempotency Key, no list, not a tool: those read nothing here).
+		const read = async (options: object) => await readStages({ node, options, items: 1, parameter: () => '', toolCall: false, identity: { workflowId: 'w' } } as unknown as RunSource);
+		expect(await read({})).toEqual({ dryRun: false, cap: expect.anything() });
+		expect(await read({ dryRun: true, maxCredits: 0 })).toEqual({ dryRun: true, maxCredits: 0, cap: expect.anything() });
+		await expect(read({ maxCredits: 'lots' })).rejects.toThrow('Item 0: "Max Credits" must be a number of credits, 0 or more (got "lots")');
+		expect(() => readMaxCredits(node, -1)).toThrow('(got -1)');
 	});
 });

@@ -86,24 +86,42 @@ export interface AgentCap {
 
 export const UNCAPPED: AgentCap = { reserve: async () => NOTHING };
 
+/** What the cap of a node run is read from (sending/stages/agentCap.ts reads it of the run). */
+export interface CapSource {
+	node: INode;
+	/** whether the node runs as an agent's tool (isToolCall): only then is anything counted */
+	toolCall: boolean;
+	/** the tool's "Max Messages per Execution", checked when something is to be counted */
+	capValue: unknown;
+	workflowId: string;
+	/** n8n's execution id; '' for an MCP Server Trigger's call, which is its own scope */
+	executionId: string;
+	/** the API-key credential's shared Redis: the count lives there */
+	shared?: SharedLimitConfig;
+}
+
 /**
- * The cap of this node run, read once from n8n's context (sending/sendRun.ts); with `shared` (the
- * API-key credential's shared Redis) the count lives there. The cap's value is checked when something is
- * to be counted, as the agent's call sends.
+ * The cap of one node run; with `shared` the count lives in that Redis. The cap's value is checked
+ * when something is to be counted, as the agent's call sends.
  */
-export function agentCapOf(ctx: IExecuteFunctions, shared: SharedLimitConfig | undefined): AgentCap {
-	if (!isToolCall(ctx)) return UNCAPPED;
-	const node = ctx.getNode();
-	const capValue: unknown = ctx.getNodeParameter('maxMessagesPerExecution', 0, DEFAULT_AGENT_MESSAGE_CAP);
-	const executionId = ctx.getExecutionId();
-	const key = executionId ? `${String(ctx.getWorkflow().id ?? '')}\u0000${executionId}` : undefined;
+export function agentCapOf({ node, toolCall, capValue, workflowId, executionId, shared }: CapSource): AgentCap {
+	if (!toolCall) return UNCAPPED;
+	const key = executionId ? `${workflowId}\u0000${executionId}` : undefined;
 	return { reserve: async (messages) => await reserve(node, capValue, key, shared, messages) };
 }
 
 /** One reservation outside a send run (the AI test bed). */
 export async function reserveAgentMessages(ctx: IExecuteFunctions, messages: number): Promise<Reservation> {
 	if (messages <= 0 || !isToolCall(ctx)) return NOTHING;
-	return await agentCapOf(ctx, sharedLimitOf(await getServiceCredentials.call(ctx, 'apiKey'))).reserve(messages);
+	const cap = agentCapOf({
+		node: ctx.getNode(),
+		toolCall: true,
+		capValue: ctx.getNodeParameter('maxMessagesPerExecution', 0, DEFAULT_AGENT_MESSAGE_CAP),
+		workflowId: String(ctx.getWorkflow().id ?? ''),
+		executionId: ctx.getExecutionId() ?? '',
+		shared: sharedLimitOf(await getServiceCredentials.call(ctx, 'apiKey')),
+	});
+	return await cap.reserve(messages);
 }
 
 async function reserve(node: INode, capValue: unknown, key: string | undefined, sharedLimit: SharedLimitConfig | undefined, messages: number): Promise<Reservation> {

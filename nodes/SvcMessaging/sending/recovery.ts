@@ -3,30 +3,10 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { LEDGER_UNAVAILABLE, REDIS_UNAVAILABLE, UNKNOWN_OUTCOME, withErrorCode } from '../transport/errors';
 import { itemLead, titledErrors } from '../transport/errorTitles';
-import { RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
+import { RedisUnavailable } from '../transport/redis';
 import { DatabaseUnavailable } from './ledger/durableMarks';
-import { openSendLedger, type EarlierEntry, type LedgerEntry, type RunIdentity, type SendLedger } from './ledger/ledger';
+import type { EarlierEntry, LedgerEntry } from './ledger/ledger';
 import type { ItemFailure } from './outcomes';
-
-/**
- * The send ledger of an API-key send (Send, Send Bulk, Chat Message → Send). When its Redis cannot
- * be reached the node fails before sending; with Continue On Fail the ledger stays in this process
- * and each item then fails unsent at the (equally unreachable) shared limiter.
- */
-export async function openLedger(
-	identity: RunIdentity,
-	shared: SharedLimitConfig | undefined,
-	{ node, continueOnFail }: { node: INode; continueOnFail: boolean },
-): Promise<SendLedger> {
-	try {
-		return await openSendLedger(identity, shared);
-	} catch (error) {
-		// (a NodeOperationError is thrown as it is: its constructor returns it)
-		if (!(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
-		if (continueOnFail) return await openSendLedger(identity);
-		throw withErrorCode(new NodeOperationError(node, error.message, { description: error.description }), REDIS_UNAVAILABLE);
-	}
-}
 
 /** What the ledger keeps of a send that may have reached the service (timeout, dropped connection, 5xx). */
 export function unknownOutcome(failure: ItemFailure): LedgerEntry {

@@ -11,7 +11,7 @@ export interface ItemKey extends KeyAsk {
 	key: string;
 }
 
-/** Options → Idempotency Key of a node run (sendRun.ts reads it before any request). */
+/** Options → Idempotency Key of a node run (its stage reads it before any request: runKeys.ts). */
 export interface RunKeys {
 	readonly store: KeyStore;
 	readonly executionId: string;

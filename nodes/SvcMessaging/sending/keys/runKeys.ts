@@ -1,66 +1,47 @@
 import type { IDataObject, INode } from 'n8n-workflow';
-
 import { NodeOperationError } from 'n8n-workflow';
 
 import { itemList } from '../../rules/errorText';
 import { checkIdempotencyKey, checkRememberHours } from '../../rules/idempotencyKey';
 import { baseUrlOf } from '../../transport/credentials';
 import { INVALID_INPUT, withErrorCode, wrapError } from '../../transport/errors';
-import { digest, type SharedLimitConfig } from '../../transport/redis';
+import { digest } from '../../transport/redis';
 import type { ItemKey, RunKeys } from './idempotency';
-import type { ProcessedData } from '../ledger/durableMarks';
-import { durableKeyStore, localKeyStore, type KeyStore } from './keyClaims';
-import { redisKeyStore } from './keyClaimsRedis';
 import type { ItemFailure } from '../outcomes';
 import type { RunIdentity } from '../ledger/ledger';
+import type { KeyStore } from './keyClaims';
 
-/** The store opened on first use: a run whose items have no key never connects for it. */
-function lazyStore(open: () => Promise<KeyStore>): KeyStore {
-	let store: Promise<KeyStore> | undefined;
-	const get = async () => await (store ??= open().catch((error: unknown) => {
-		store = undefined;
-		throw error;
-	}));
-	return {
-		claim: async (asks, mine) => await (await get()).claim(asks, mine),
-		peek: async (digests) => await (await get()).peek(digests),
-		settle: async (ask, token, next) => await (await get()).settle(ask, token, next),
-		// Never opens the store: a run that claimed nothing has nothing to store.
-		stored: async () => await store?.then(async (opened) => await opened.stored?.()).catch(() => undefined),
-	};
+/** What the keys read of their run (the round's RunSource, stages/stage.ts, is one). */
+export interface KeySource {
+	readonly node: INode;
+	readonly continueOnFail: boolean;
+	/** Options of the first item: whether the option is set at all */
+	readonly options: IDataObject;
+	readonly items: number;
+	parameter(path: string, itemIndex: number, fallback: unknown): unknown;
+	readonly identity: RunIdentity;
+	readonly followsMessages: boolean;
+	credentials(): Promise<IDataObject>;
+	readonly keyStore: KeyStore;
 }
 
 /**
  * Options → Idempotency Key and Remember Key For (Hours) of every item, read and checked before
  * any request (undefined when the option is not set: nothing is read per item). Keys are scoped by
  * the API key (a digest of the service's address and the API key, or the login): the same key
- * from any workflow with that API key is the same event; a rotated API key starts with none. With the credential's shared Redis the
- * claims live there; otherwise in this process and in n8n's database for this node.
+ * from any workflow with that API key is the same event; a rotated API key starts with none. The
+ * claims live where the run's stores are (stores/runStores.ts).
  */
-/** What the keys need of n8n's context (sendRun.ts reads it). */
-export interface KeySource {
-	node: INode;
-	continueOnFail: boolean;
-	/** Options of the first item: whether the option is set at all */
-	firstOptions: IDataObject;
-	items: number;
-	/** an option of item i */
-	option(name: string, i: number): unknown;
-	helpers: ProcessedData;
-	credentials(): Promise<IDataObject>;
-	shared(): SharedLimitConfig | undefined;
-}
-
-export async function readRunKeys(source: KeySource, identity: RunIdentity, followsMessages = false): Promise<RunKeys | undefined> {
-	if (!('idempotencyKey' in source.firstOptions)) return undefined;
+export async function readRunKeys(source: KeySource): Promise<RunKeys | undefined> {
+	if (!('idempotencyKey' in source.options)) return undefined;
 	const { node } = source;
 	const credentials = await source.credentials();
 	const account = digest(`${baseUrlOf(credentials)}\u0000${String(credentials.apiKey ?? `account\u0000${String(credentials.email ?? '')}`)}`);
 	const items: Array<ItemKey | ItemFailure> = [];
 	for (let i = 0; i < source.items; i++) {
 		try {
-			const key = checkIdempotencyKey(node, source.option('idempotencyKey', i), i);
-			const hours = checkRememberHours(node, source.option('rememberKeyHours', i), i);
+			const key = checkIdempotencyKey(node, source.parameter('options.idempotencyKey', i, ''), i);
+			const hours = checkRememberHours(node, source.parameter('options.rememberKeyHours', i, ''), i);
 			items.push({ key, digest: digest(`${account}\u0000${key}`), ttlMs: Math.round(hours * 3600_000) });
 		} catch (error) {
 			const refused = wrapError({ getNode: () => node }, error, i);
@@ -69,11 +50,8 @@ export async function readRunKeys(source: KeySource, identity: RunIdentity, foll
 		}
 	}
 	refuseSharedKeys(source, items);
-	const store = lazyStore(async () => {
-		const shared = source.shared();
-		return shared ? await redisKeyStore(shared) : durableKeyStore(localKeyStore, `${identity.workflowId}\u0000${identity.nodeId}`, source.helpers);
-	});
-	return { store, executionId: identity.executionId, workflowId: identity.workflowId, followsMessages, of: (i) => items[i] };
+	const { identity, followsMessages } = source;
+	return { store: source.keyStore, executionId: identity.executionId, workflowId: identity.workflowId, followsMessages, of: (i) => items[i] };
 }
 
 /**

@@ -1,14 +1,15 @@
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDIT_BUDGET_EXCEEDED, INVALID_INPUT, withErrorCode } from '../../transport/errors';
 import type { DoNotSend } from './doNotSend';
-import { readQuietHours, type QuietHours } from './quietHours';
+import type { QuietHours } from './quietHours';
 import type { HoursCount } from './sendingHours';
 
 /**
- * The send policies a user sets in Options, read once per node run (sendRun.ts) and applied by the
- * send round's stages (../stages/index.ts, in the order written there) to every sending operation.
+ * The send policies a user sets in Options, read once per node run by the stage each belongs to
+ * (../stages/index.ts readStages) and applied by those stages, in the order written there, to every
+ * sending operation.
  */
 export interface SendPolicies {
 	/** "Dry Run": every check runs, each unit is priced, nothing is posted, nothing recorded */
@@ -21,12 +22,9 @@ export interface SendPolicies {
 	readonly doNotSend?: DoNotSend;
 }
 
-/** The policies of this node run, from the Options of its first item (one run, one budget). */
-export function readPolicies(node: INode, options: IDataObject, zoneOf: (i: number) => string = () => 'UTC'): SendPolicies {
-	const dryRun = options.dryRun === true;
-	const quietHours = readQuietHours(node, options.sendingHours as IDataObject | undefined, zoneOf);
-	const raw = options.maxCredits;
-	if (raw === undefined || raw === null || raw === '') return quietHours ? { dryRun, quietHours } : { dryRun };
+/** Options → Max Credits of the run (its first item's: one run, one budget), checked; undefined when not set. */
+export function readMaxCredits(node: INode, raw: unknown): number | undefined {
+	if (raw === undefined || raw === null || raw === '') return undefined;
 	const maxCredits = Number(raw);
 	if (!Number.isFinite(maxCredits) || maxCredits < 0) {
 		const error = new NodeOperationError(node, `Item 0: "Max Credits" must be a number of credits, 0 or more (got ${JSON.stringify(raw)})`, {
@@ -35,7 +33,7 @@ export function readPolicies(node: INode, options: IDataObject, zoneOf: (i: numb
 		});
 		throw withErrorCode(error, INVALID_INPUT);
 	}
-	return quietHours ? { dryRun, maxCredits, quietHours } : { dryRun, maxCredits };
+	return maxCredits;
 }
 
 /**

@@ -155,6 +155,20 @@ export function verdictFields(verdict: Verdict, scheduledAt?: string): IDataObje
 
 const HH_MM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
+/**
+ * Sending Hours' time zone of each item, for numbers outside the six countries: its Time Zone field
+ * (an IANA name, mappable per item), else the workflow's. Every item's is checked before any
+ * request (a fixed value once), whether or not a number will need it.
+ */
+export function itemTimeZones(read: (i: number) => string | undefined, items: number, mapped: boolean, workflowZone: string): (i: number) => string {
+	if (!mapped) {
+		const zone = read(0) ?? workflowZone;
+		return () => zone;
+	}
+	const zones = Array.from({ length: items }, (_, i) => read(i) ?? workflowZone);
+	return (i) => zones[i] ?? workflowZone;
+}
+
 /** Options → Sending Hours, checked (one setting for the run). */
 export function readQuietHours(node: INode, value: IDataObject | undefined, zoneOf: (i: number) => string): QuietHours | undefined {
 	const hours = value?.hours as IDataObject | undefined;

@@ -1,3 +1,4 @@
+import { agentCapOf, DEFAULT_AGENT_MESSAGE_CAP } from '../../aiTool/agentCap';
 import { mayHaveBeenProcessed } from '../../transport/errors';
 import type { Stage } from './stage';
 
@@ -7,6 +8,16 @@ import type { Stage } from './stage';
  */
 export const agentCap: Stage = {
 	name: "Agents' message cap",
+	read: ({ node, toolCall, parameter, identity, executionId, shared }) => ({
+		cap: agentCapOf({
+			node,
+			toolCall,
+			capValue: toolCall ? parameter('maxMessagesPerExecution', 0, DEFAULT_AGENT_MESSAGE_CAP) : undefined,
+			workflowId: identity.workflowId,
+			executionId,
+			shared,
+		}),
+	}),
 	async apply(round) {
 		const cap = await round.run.cap.reserve(round.pending.length);
 		round.watchers.push({

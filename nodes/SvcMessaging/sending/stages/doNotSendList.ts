@@ -1,4 +1,4 @@
-import { suppressedNote, suppressListed, suppressWithin } from '../policies/doNotSend';
+import { readDoNotSendNumbers, suppressedNote, suppressListed, suppressWithin } from '../policies/doNotSend';
 import type { Stage } from './stage';
 
 /**
@@ -7,6 +7,11 @@ import type { Stage } from './stage';
  */
 export const doNotSendList: Stage = {
 	name: 'Do-Not-Send List',
+	read({ node, options, parameter, listRedis }) {
+		// Read once for the run, from its first item: a list mapped from 20,000 rows is not evaluated per item.
+		const numbers = readDoNotSendNumbers(node, parameter('doNotSend.list.numbers', 0, ''), (options.defaultCountry as string) || undefined);
+		return numbers || listRedis ? { doNotSend: { numbers, redis: listRedis } } : {};
+	},
 	async apply(round) {
 		const { doNotSend } = round.run.policies;
 		const { recipientOf, numbersOfUnit } = round.options;

@@ -8,6 +8,7 @@ import type { Stage } from './stage';
  */
 export const dryRun: Stage = {
 	name: 'Dry Run',
+	read: ({ options }) => ({ dryRun: options.dryRun === true }),
 	async apply(round) {
 		const { run, units, pending } = round;
 		if (!run.policies.dryRun) return;

@@ -1,4 +1,5 @@
 import { claimKeys } from '../keys/idempotency';
+import { readRunKeys } from '../keys/runKeys';
 import type { Stage } from './stage';
 
 /**
@@ -8,6 +9,7 @@ import type { Stage } from './stage';
  */
 export const idempotencyKey: Stage = {
 	name: 'Idempotency Key',
+	read: async (source) => ({ keys: await readRunKeys(source) }),
 	async apply(round) {
 		const { run, pending } = round;
 		const keys = run.keys;

@@ -6,7 +6,7 @@ import { ledgerLookup } from './ledgerLookup';
 import { maxCredits } from './maxCredits';
 import { sendingHours } from './sendingHours';
 import { senderIdAutomatic } from './senderIdAutomatic';
-import type { Stage } from './stage';
+import type { RunSource, Stage, StageSettings } from './stage';
 
 /**
  * The order in which the round (../round.ts) applies the stages to every sending operation: the
@@ -24,3 +24,13 @@ export const SEND_STAGES: readonly Stage[] = [
 	idempotencyKey,
 	agentCap,
 ];
+
+/**
+ * What every stage reads of the run (its options, checked before any request), in the order of
+ * the list: a bad value is named before any request is made.
+ */
+export async function readStages(source: RunSource): Promise<StageSettings> {
+	const settings: StageSettings = { dryRun: false };
+	for (const stage of SEND_STAGES) if (stage.read) Object.assign(settings, await stage.read(source));
+	return settings;
+}

@@ -1,4 +1,4 @@
-import { assertBudget, budgetNote, estimateCredits } from '../policies/policies';
+import { assertBudget, budgetNote, estimateCredits, readMaxCredits } from '../policies/policies';
 import type { Stage } from './stage';
 
 /**
@@ -7,6 +7,7 @@ import type { Stage } from './stage';
  */
 export const maxCredits: Stage = {
 	name: 'Max Credits',
+	read: ({ node, options }) => ({ maxCredits: readMaxCredits(node, options.maxCredits) }),
 	apply(round) {
 		const { run, options } = round;
 		const budget = run.policies.maxCredits;

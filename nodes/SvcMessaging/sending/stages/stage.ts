@@ -1,10 +1,58 @@
-import type { IDataObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INode, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import type { AgentCap } from '../../aiTool/agentCap';
+import type { SvcContext } from '../../transport/credentials';
+import type { SharedLimitConfig } from '../../transport/redis';
+import type { BeforeSend } from '../../transport/request';
+import type { PlanLimits } from '../../transport/service';
+import type { RunKeys } from '../keys/idempotency';
+import type { KeyStore } from '../keys/keyClaims';
 import type { NumbersOfUnit } from '../policies/doNotSend';
-import type { EarlierEntry } from '../ledger/ledger';
-import type { Outcome } from '../outcomes';
+import type { EarlierEntry, RunIdentity, SendLedger } from '../ledger/ledger';
+import type { ItemFailure, Outcome, RunFacts } from '../outcomes';
+import type { SendPolicies } from '../policies/policies';
 import type { HoursCount, Scheduling, SharedSendTime } from '../policies/sendingHours';
-import type { SendRun } from '../sendRun';
+
+/**
+ * What one send needs of its node run, gathered once: the node (for errors), Continue On Fail,
+ * "Resend Messages With Unknown Outcome", the opened ledger, the connected key limiter and the
+ * agents' message cap. The round, the window, the ledger and the outputs take this instead of
+ * n8n's whole context. The context itself stays inside, for one thing only: the api/ endpoint
+ * functions need n8n's request helper (`callEndpoint`: a name of its own, not read as Function.prototype.call).
+ */
+export interface SendRun extends RunFacts {
+	readonly resendUnknown: boolean;
+	/** the API key's plan (`apiKey` runs): the window's size */
+	readonly limits?: PlanLimits;
+	readonly ledger: SendLedger;
+	readonly cap: AgentCap;
+	/** Options → Dry Run, Max Credits (policies.ts), applied by the round */
+	readonly policies: SendPolicies;
+	/** Options → Idempotency Key (idempotency.ts), when set: claimed by the round */
+	readonly keys?: RunKeys;
+	/** an execution hint under the node's output */
+	hint(message: string): void;
+	/** an endpoint function of api/, called with the node run's context */
+	callEndpoint<T>(
+		endpoint: (service: SvcContext, body: IDataObject, itemIndex: number, beforeSend: BeforeSend) => Promise<T>,
+		body: IDataObject,
+		itemIndex: number,
+		beforeSend?: BeforeSend,
+	): Promise<T>;
+	/** an error of one item as its outcome (its item index set) */
+	failure(error: unknown, itemIndex: number): ItemFailure;
+	/**
+	 * Marks the run finished in the ledger: an execution Retry then ignores it (after the retry
+	 * window). Called by the operation once its outputs are shaped without an error; a run never
+	 * finished stays open, the safe side (a retry consults its sends).
+	 */
+	finish(): Promise<void>;
+}
+
+/** An API key's run: it has the plan's limits (the window's size, Send Bulk's recipients per call). */
+export interface KeySendRun extends SendRun {
+	readonly limits: PlanLimits;
+}
 
 /** One message (or campaign) of a send, under its identity in the send ledger. */
 export interface SendUnit {
@@ -103,6 +151,47 @@ export interface Round<U extends SendUnit, W> {
 }
 
 /**
+ * What a stage may read of its node run, once, before any request (sendRun.ts builds it from n8n's
+ * context): the narrow face of that context the stages need, never the context itself.
+ */
+export interface RunSource {
+	readonly node: INode;
+	readonly continueOnFail: boolean;
+	/** Options of the first item: a run's policies are read from it (one run, one budget) */
+	readonly options: IDataObject;
+	/** how many input items the run has */
+	readonly items: number;
+	/** a parameter of item i, e.g. 'options.idempotencyKey' */
+	parameter(path: string, itemIndex: number, fallback: unknown): unknown;
+	/** whether the parameter is written as an expression (its value may differ per item) */
+	mapped(path: string): boolean;
+	/** the workflow's time zone */
+	readonly workflowZone: string;
+	/** who sends, as the ledger keys it */
+	readonly identity: RunIdentity;
+	/** n8n's execution id, '' for an MCP Server Trigger's tool call (run before its execution exists) */
+	readonly executionId: string;
+	/** Send and Wait follows each message by its ID after sending */
+	readonly followsMessages: boolean;
+	/** whether the node runs as an AI agent's tool (the agents' cap applies) */
+	readonly toolCall: boolean;
+	/** the run's credential (the API key, or the login of campaigns) */
+	credentials(): Promise<IDataObject>;
+	/** the API-key credential's shared Redis: the agents' cap counts there too */
+	readonly shared?: SharedLimitConfig;
+	/** the Redis holding the do-not-send list (campaigns: their sender-ID picker's API-key credential's) */
+	readonly listRedis?: SharedLimitConfig;
+	/** where the Idempotency Key's claims live (stores/runStores.ts: opened on first use) */
+	readonly keyStore: KeyStore;
+}
+
+/** What the stages read of a run: the user's policies, the Idempotency Keys and the agents' cap. */
+export interface StageSettings extends SendPolicies {
+	keys?: RunKeys;
+	cap?: AgentCap;
+}
+
+/**
  * One step of the send round (round.ts applies them in the order of stages/index.ts). A stage looks
  * at `round.pending`, may decide units (sets their outcome, then `settlePending`), may end the round
  * (`ended`) and may watch the posts. It never posts, and it never undoes what an earlier stage
@@ -110,5 +199,10 @@ export interface Round<U extends SendUnit, W> {
  */
 export interface Stage {
 	readonly name: string;
+	/**
+	 * Reads and checks the stage's own parameters of the run, before any request (a bad value fails
+	 * the node, or with Continue On Fail its item, naming the field): what it answers is the run's.
+	 */
+	read?(source: RunSource): Promise<Partial<StageSettings>> | Partial<StageSettings>;
 	apply<U extends SendUnit, W>(round: Round<U, W>): Promise<void> | void;
 }
