@@ -4,8 +4,10 @@ import { NodeOperationError } from 'n8n-workflow';
 import { checkMessageCap } from '../rules/fields';
 import { getServiceCredentials } from '../transport/credentials';
 import { mayHaveBeenProcessed } from '../transport/errors';
-import { sharedLimitOf, type SharedLimitConfig } from '../transport/redis';
-import { reserveShared } from './sharedCap';
+import { digest, RedisUnavailable, sharedLimitOf, type SharedLimitConfig } from '../transport/redis';
+import { inProcess } from '../stores/inProcess';
+import { inRedis } from '../stores/inRedis';
+import { StoreFull, type Store } from '../stores/store';
 import { isToolCall } from './toolMode';
 
 /**
@@ -21,10 +23,11 @@ import { isToolCall } from './toolMode';
  *   before (1.x, 2.x regular mode) or as (2.x queue mode) an execution of its own; there is no
  *   execution id shared by two calls, so the limit applies to each call (e.g. a bulk send).
  *
- * The count is keyed by workflow and execution id. With the credential's shared Redis ("Share
- * Rate Limit Across n8n Processes") it lives there (sharedCap.ts), so that the tool calls of one
- * queue-mode execution count together on every worker. Otherwise it lives in this process and is
- * forgotten 24 hours after its last use: never because other executions ran (see makeRoom).
+ * The count is keyed by a digest of workflow and execution id (`agent-cap:<digest>`). With the
+ * credential's shared Redis ("Use Redis") it lives there (stores/inRedis.ts: the check and the count
+ * are one Lua step), so that the tool calls of one queue-mode execution count together on every
+ * worker. Otherwise it lives in this process (stores/inProcess.ts) and is forgotten 24 hours after
+ * its last use: never because other executions ran (see localCounts).
  */
 export const DEFAULT_AGENT_MESSAGE_CAP = 10;
 
@@ -39,21 +42,17 @@ export const MESSAGE_CAP_REACHED = 'MESSAGE_CAP_REACHED';
 /** An execution's count is kept this long after its last tool call that sent. */
 const KEEP_MS = 24 * 3600 * 1000;
 /**
- * The in-process memory bound: at most this many executions counted at once (about 180 bytes
- * each, 18 MB in all). At the bound, counts idle for MIN_KEEP_MS are forgotten to make room, oldest
+ * The in-process memory bound: at most this many executions counted at once (about 190 bytes
+ * each, 19 MB in all). At the bound, counts idle for MIN_KEEP_MS are forgotten to make room, oldest
  * first; when every count is younger, a new execution's call is refused instead: a cap is never
  * reset early under load.
  */
 const MAX_EXECUTIONS = 100_000;
 const MIN_KEEP_MS = 3600 * 1000;
 
-interface Count {
-	sent: number;
-	usedAt: number;
-}
-
-/** Workflow + execution → messages counted so far (oldest use first). */
-const counts = new Map<string, Count>();
+/** Workflow + execution → messages counted so far, in this process (bounded as MAX_EXECUTIONS says). */
+const localCounts = inProcess<number>({ maxKeys: MAX_EXECUTIONS, keepAtLeastMs: MIN_KEEP_MS });
+const countKey = (key: string) => `agent-cap:${digest(key)}`;
 
 export interface Reservation {
 	/** Gives back messages that were not sent after all (refused by the service, never sent). */
@@ -127,27 +126,30 @@ export async function reserveAgentMessages(ctx: IExecuteFunctions, messages: num
 async function reserve(node: INode, capValue: unknown, key: string | undefined, sharedLimit: SharedLimitConfig | undefined, messages: number): Promise<Reservation> {
 	if (messages <= 0) return NOTHING;
 	const cap = checkMessageCap(node, capValue);
-	const shared = key && cap > 0 ? sharedLimit : undefined;
-	if (key && shared) {
-		const count = await reserveShared(node, shared, key, cap, messages);
-		if (count.refusedAt !== undefined) throw capReached(node, cap, count.refusedAt, messages);
-		return reservation(count.giveBack, messages);
+	// Without an execution id (MCP Server Trigger) the call is its own scope: counted nowhere.
+	if (key === undefined) {
+		if (cap > 0 && messages > cap) throw capReached(node, cap, 0, messages);
+		return NOTHING;
 	}
-	const now = Date.now();
-	forgetExpired(now);
-	// Without an execution id (MCP Server Trigger) the call is its own scope.
-	const count: Count = (key && counts.get(key)) || { sent: 0, usedAt: now };
-	if (cap > 0 && count.sent + messages > cap) throw capReached(node, cap, count.sent, messages);
-	// A count that finds no room is kept nowhere: refused under a cap, sent without one (0).
-	const kept = key !== undefined && (counts.has(key) || makeRoom(now));
-	if (key && !kept && cap > 0) throw tooManyCounted(node);
-	count.sent += messages;
-	count.usedAt = now;
-	if (key && kept) {
-		counts.delete(key);
-		counts.set(key, count);
+	const name = countKey(key);
+	let store: Store<number> = localCounts;
+	let counted: { added: boolean; before: number };
+	try {
+		// A cap counts in the shared Redis (every worker's calls of one execution together); no limit (0) counts here.
+		if (cap > 0 && sharedLimit) store = await inRedis<number>(sharedLimit, 'the agents’ message cap');
+		counted = await store.addUpTo(name, messages, cap > 0 ? cap : Infinity, KEEP_MS);
+	} catch (error) {
+		// A count that finds no room is kept nowhere: refused under a cap, sent without one (0).
+		if (error instanceof StoreFull) {
+			if (cap > 0) throw tooManyCounted(node);
+			return NOTHING;
+		}
+		// Fails closed: a cap that cannot be counted refuses the call, nothing sent.
+		if (error instanceof RedisUnavailable) throw new NodeOperationError(node, error.message, { description: `${error.description} The agents’ message cap is counted there, so the call is refused.` });
+		throw new NodeOperationError(node, error as Error);
 	}
-	return reservation((back) => (count.sent -= back), messages);
+	if (!counted.added) throw capReached(node, cap, counted.before, messages);
+	return reservation((back) => store.subtract(name, back), messages);
 }
 
 function capReached(node: INode, cap: number, sent: number, messages: number): NodeOperationError {
@@ -166,23 +168,6 @@ function capReached(node: INode, cap: number, sent: number, messages: number): N
 	return error;
 }
 
-/** Insertion order is last-use order: the expired counts are at the front. */
-function forgetExpired(now: number): void {
-	for (const [key, count] of counts) {
-		if (now - count.usedAt < KEEP_MS) break;
-		counts.delete(key);
-	}
-}
-
-/** Frees one place for a new execution's count if the bound allows it (see MAX_EXECUTIONS). */
-function makeRoom(now: number): boolean {
-	if (counts.size < MAX_EXECUTIONS) return true;
-	const [oldestKey, oldest] = counts.entries().next().value as [string, Count];
-	if (now - oldest.usedAt < MIN_KEEP_MS) return false;
-	counts.delete(oldestKey);
-	return true;
-}
-
 function tooManyCounted(node: INode): NodeOperationError {
 	const error = new NodeOperationError(
 		node,
@@ -198,5 +183,5 @@ function tooManyCounted(node: INode): NodeOperationError {
 
 /** Messages counted for an execution so far (tests). */
 export function messagesCounted(workflowId: string, executionId: string): number {
-	return counts.get(`${workflowId}\u0000${executionId}`)?.sent ?? 0;
+	return localCounts.held(countKey(`${workflowId}\u0000${executionId}`)) ?? 0;
 }

@@ -3,8 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { REDIS_UNAVAILABLE, withErrorCode } from '../transport/errors';
 import { RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
-import { durableKeyStore, localKeyStore, type KeyStore } from './keys/keyClaims';
-import { redisKeyStore } from './keys/keyClaimsRedis';
+import { claimsIn, durableKeyStore, localKeyStore, type KeyClaim, type KeyStore } from './keys/keyClaims';
+import { inRedis } from '../stores/inRedis';
 import { durableMarks, type ProcessedData } from './ledger/durableMarks';
 import { openSendLedger, type RunIdentity, type SendLedger } from './ledger/ledger';
 import { messageDigestOf, withDurableMarks } from './ledger/ledgerDurable';
@@ -71,7 +71,7 @@ export class RunStores {
 
 	private async openKeys(): Promise<KeyStore> {
 		const { shared, rows } = this.choice;
-		return shared ? await redisKeyStore(shared) : durableKeyStore(localKeyStore, this.scopeKey, rows);
+		return shared ? claimsIn(await inRedis<KeyClaim>(shared, 'the idempotency keys')) : durableKeyStore(localKeyStore, this.scopeKey, rows);
 	}
 
 	private async openShared(identity: RunIdentity, shared: SharedLimitConfig | undefined): Promise<SendLedger> {

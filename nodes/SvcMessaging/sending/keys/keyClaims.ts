@@ -2,13 +2,15 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { addNodeMarks, nodeRowWritten, onNodeRow, type ProcessedData } from '../ledger/durableMarks';
 import { SEND_LEDGER } from '../ledger/ledgerBounds';
+import { inProcess } from '../../stores/inProcess';
+import type { Store } from '../../stores/store';
 
 /**
  * Options → Idempotency Key: one message per business event. A key is claimed atomically before
  * its first message is posted and holds, for the hours asked, first "in progress", then the first
  * result (or "unknown": the post may have reached the service). Claims are keyed by a digest of
- * the account and the user's key (keyClaimsRedis.ts, or this process's map below), never the key
- * or the API key itself.
+ * the account and the user's key (claimsIn, over this process's store or the shared Redis), never
+ * the key or the API key itself.
  */
 export interface KeyClaim {
 	state: 'pending' | 'sent' | 'unknown';
@@ -81,42 +83,49 @@ export function current(claim: KeyClaim | undefined, now = Date.now()): KeyClaim
 	return claim;
 }
 
-const local = new Map<string, { claim: KeyClaim; expires: number }>();
+/** Claims in this process, when the credential has no shared Redis: every workflow of this n8n process sees them. */
+const localClaims = inProcess<KeyClaim>({ maxKeys: KEY_CLAIMS.maxLocalKeys });
 
-const alive = (digest: string, now: number) => {
-	const held = local.get(digest);
-	if (held && held.expires <= now) local.delete(digest);
-	return held && held.expires > now ? held.claim : undefined;
-};
+/**
+ * The claims in a store (this process's, or the credential's shared Redis): `setIfAbsent` claims a
+ * key for every workflow (and in Redis every n8n process) on the account at once, so two executions
+ * at the same instant never both send. Keys are `idem:<digest>`, a digest of the account and the
+ * user's key.
+ */
+export function claimsIn(store: Store<KeyClaim>): KeyStore {
+	const keyOf = (digest: string) => `idem:${digest}`;
+	const peek = async (digests: string[]) => (digests.length === 0 ? [] : await store.get(digests.map(keyOf)));
+	return {
+		peek,
+		async claim(asks, mine) {
+			const answers: Array<KeyClaim | undefined> = new Array(asks.length);
+			let open = asks.map((_, n) => n);
+			// A key that expires between the claim and the read is claimed again (bounded).
+			for (let round = 0; round < 3 && open.length > 0; round++) {
+				const set = await store.setIfAbsent(open.map((n) => [keyOf(asks[n].digest), mine, asks[n].ttlMs] as const));
+				const taken = open.filter((n, i) => !set[i]);
+				const held = await peek(taken.map((n) => asks[n].digest));
+				open = [];
+				taken.forEach((n, i) => {
+					// Our own claim read back: a claim tried again after a lost answer had gone through.
+					if (held[i] && held[i]!.token === mine.token) return;
+					if (held[i]) answers[n] = held[i];
+					else open.push(n);
+				});
+			}
+			for (const n of open) answers[n] = { ...mine, state: 'unknown', message: 'its claim could not be read back' };
+			return answers;
+		},
+		settle: async (ask, token, next) => await store.replaceIfToken(keyOf(ask.digest), token, next),
+	};
+}
 
-/** Claims in this process: every workflow of this n8n process sees them (a Map's claim is atomic in one process). */
-export const localKeyStore: KeyStore = {
-	async claim(asks, mine) {
-		const now = Date.now();
-		return asks.map(({ digest, ttlMs }) => {
-			const held = alive(digest, now);
-			if (held) return held;
-			if (local.size >= KEY_CLAIMS.maxLocalKeys) local.delete(local.keys().next().value!);
-			local.set(digest, { claim: mine, expires: now + ttlMs });
-			return undefined;
-		});
-	},
-	async peek(digests) {
-		const now = Date.now();
-		return digests.map((digest) => alive(digest, now));
-	},
-	async settle({ digest }, token, next) {
-		const held = local.get(digest);
-		if (!held || held.claim.token !== token) return false;
-		if (next) held.claim = next;
-		else local.delete(digest);
-		return true;
-	},
-};
+/** The claims of this process (no shared Redis). */
+export const localKeyStore: KeyStore = claimsIn(localClaims);
 
 /** Forgets this process's claims, as a restart does (n8n's database and Redis keep theirs). */
 export function clearLocalKeys(): void {
-	local.clear();
+	localClaims.clear();
 }
 
 /** The ledger's own row and bound: every call trims the row to it. */
