@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import { DataDeduplicationService } from 'n8n-core';
 import type { DeduplicationItemTypes, DeduplicationScope, ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator, IDeduplicationOutput } from 'n8n-workflow';
 
-import type { ProcessedData } from '../../nodes/SvcMessaging/sending/stores/nodeRow';
+import type { ProcessedData } from '../../nodes/SvcMessaging/stores/nodeRow';
 
 /**
  * n8n's processed-data store (packages/cli's DeduplicationHelper, entries mode, as n8n 2.41.1 has

@@ -15,6 +15,7 @@ const RANK: Record<string, number> = {
 	aiTool: 3,
 	rules: 4,
 	api: 5,
+	stores: 5,
 	transport: 6,
 };
 /** Same-rank folders that must not import each other. */

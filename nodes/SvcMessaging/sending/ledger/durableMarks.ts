@@ -1,9 +1,9 @@
 import { SEND_LEDGER } from './ledgerBounds';
 import { MarkBlocks, type BlockMarks } from './markBlocks';
-import { ROW_OPTIONS, rowOf, type ProcessedData } from '../stores/nodeRow';
+import { ROW_OPTIONS, rowOf, type ProcessedData } from '../../stores/nodeRow';
 
-export type { ProcessedData } from '../stores/nodeRow';
-export { addNodeMarks, nodeRowWritten, onNodeRow } from '../stores/nodeRow';
+export type { ProcessedData } from '../../stores/nodeRow';
+export { addNodeMarks, nodeRowWritten, onNodeRow } from '../../stores/nodeRow';
 
 /**
  * The send ledger's record in n8n's own database, for an n8n without the shared Redis: it outlives

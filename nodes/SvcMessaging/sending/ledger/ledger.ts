@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { digest, type SharedLimitConfig } from '../../transport/redis';
 import { SEND_LEDGER } from './ledgerBounds';
 import { clearHeldEntries, heldEntries, holdEntry, RunSet, runFinished } from './ledgerMemory';
-import { redisLedgerStore } from './ledgerRedis';
+import { sharedLedger } from './ledgerShared';
 
 /**
  * What the send operations already did, so that no message is sent twice when a user recovers:
@@ -29,7 +29,7 @@ import { redisLedgerStore } from './ledgerRedis';
  * and time it came from (`sentIn`).
  *
  * Entries live in this process (ledgerMemory.ts: bounded by bytes, finished runs' entries dropped first)
- * and, when the credential shares its rate limit through Redis, in Redis (ledgerRedis.ts) so that a
+ * and, when the credential shares its rate limit through Redis, in Redis (ledgerShared.ts) so that a
  * retry on another worker or after a restart is covered. With Redis, every message is written there
  * as "under way" BEFORE it is posted and overwritten with its outcome when the service answers: if
  * that write fails even after its retries (a partition), the entry stays "under way", and a retry
@@ -152,7 +152,7 @@ export async function openSendLedger(identity: RunIdentity, shared?: SharedLimit
 	runsThatSent.add(runKey);
 
 	const scopeKey = `${workflowId}\u0000${nodeId}`;
-	const redis = shared ? await redisLedgerStore(shared, scopeKey) : undefined;
+	const redis = shared ? await sharedLedger<Stored>(shared, scopeKey) : undefined;
 	// The digests are those of earlier versions: a retry after an upgrade finds what was sent before it.
 	const keyOf = (identity: string) => digest(`${workflowId}\u0000${nodeId}\u0000${identity}`);
 	let unrecorded = false;
@@ -189,7 +189,7 @@ export async function openSendLedger(identity: RunIdentity, shared?: SharedLimit
 				const missing = found.flatMap((stored, i) => (stored ? [] : [i]));
 				const fromRedis = await redis.get(missing.map((i) => keyOf(identities[i])));
 				missing.forEach((i, n) => {
-					const stored = fromRedis[n] ? (JSON.parse(fromRedis[n]!) as Stored) : undefined;
+					const stored = fromRedis[n];
 					const notPosted = held[i];
 					// Known here as not posted: only a later write (another worker's) counts.
 					found[i] = stored && (!notPosted || (stored.at ?? 0) > notPosted.at) ? stored : undefined;
@@ -201,12 +201,12 @@ export async function openSendLedger(identity: RunIdentity, shared?: SharedLimit
 		held: (identities) => heldEntries(scopeKey, identities).map(Boolean),
 		async begin(identities) {
 			if (!redis || identities.length === 0) return;
-			const json = JSON.stringify({ run, entry: UNDER_WAY, at: Date.now() } satisfies Stored);
-			await redis.set(identities.map((identity) => [keyOf(identity), json]));
+			const underWay: Stored = { run, entry: UNDER_WAY, at: Date.now() };
+			await redis.set(identities.map((identity) => [keyOf(identity), underWay]));
 		},
 		async record(entries) {
 			const at = Date.now();
-			const written: Array<[string, string]> = [];
+			const written: Array<[string, Stored]> = [];
 			const notSent: string[] = [];
 			for (const [identity, entry] of entries) {
 				if (!entry) {
@@ -219,7 +219,7 @@ export async function openSendLedger(identity: RunIdentity, shared?: SharedLimit
 				// In this process the entry is the output's own object (no copy: a send of 100,000 messages
 				// then costs no second copy of every text); Redis gets the JSON.
 				holdEntry(scopeKey, identity, runKey, run, heldForm(entry), at);
-				if (redis) written.push([keyOf(identity), JSON.stringify({ run, entry, at } satisfies Stored)]);
+				if (redis) written.push([keyOf(identity), { run, entry, at }]);
 			}
 			if (!redis) return;
 			// The messages were sent: a Redis failure here must not turn them into errors. Their entries

@@ -1,5 +1,5 @@
 import { REDIS_RETRY_DELAYS_MS } from '../../transport/redisStore';
-import { FINISHED_RUN_RETRY_WINDOW_MS, NODE_ROW } from '../stores/rowBounds';
+import { FINISHED_RUN_RETRY_WINDOW_MS, NODE_ROW } from '../../stores/rowBounds';
 
 /**
  * The send ledger (sending/ledger/ledger.ts): what each send operation already sent, so that no retry
@@ -25,8 +25,6 @@ export const SEND_LEDGER = {
 	maxRuns: 20_000,
 	/** a failed Redis read or write is tried again after each of these waits, then given up (transport/redisStore.ts) */
 	redisRetryDelaysMs: REDIS_RETRY_DELAYS_MS,
-	/** keys per Redis round trip */
-	redisBatch: 1_000,
 	/** the record in n8n's database without the shared Redis (sending/ledger/durableMarks.ts, stores/rowBounds.ts) */
 	durable: NODE_ROW,
 } as const;

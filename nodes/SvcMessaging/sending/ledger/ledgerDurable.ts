@@ -2,7 +2,7 @@ import { digest, redisAddress, type SharedLimitConfig } from '../../transport/re
 import type { DurableMarks } from './durableMarks';
 import type { EarlierEntry, RunIdentity, SendLedger } from './ledger';
 import { SEND_LEDGER } from './ledgerBounds';
-import { redisLedgerStore } from './ledgerRedis';
+import { sharedLedger } from './ledgerShared';
 
 /** Where a mark in n8n's database came from: it keeps no execution, output or time. */
 const BEFORE_RESTART = { executionId: 'unknown (an earlier try, kept in n8n’s database)' };
@@ -62,7 +62,7 @@ export function messageDigestOf(identity: RunIdentity): (message: string) => str
  * posted and accepted when they are. What this process holds answers first (it keeps the outputs).
  *
  * Without Redis, the marks are what a retry after n8n restarted finds. With Redis, they are read
- * only when Redis's data began within the ledger's lifetime (its epoch, ledgerRedis.ts: a Redis
+ * only when Redis's data began within the ledger's lifetime (its epoch, ledgerShared.ts: a Redis
  * restarted without persistence begins again): a message Redis does not know that the marks show
  * under way is then refused as of unknown outcome, naming the cause, instead of sent again; one
  * never marked (a first use, an execution that failed before sending) is sent.
@@ -73,7 +73,7 @@ export function withDurableMarks(
 	marks: DurableMarks,
 	{ shared, followsMessages }: { shared?: SharedLimitConfig; followsMessages?: boolean } = {},
 ): SendLedger {
-	const epoch = async () => (shared ? await (await redisLedgerStore(shared, `${identity.workflowId}\u0000${identity.nodeId}`)).epoch() : 0);
+	const epoch = async () => (shared ? await (await sharedLedger(shared, `${identity.workflowId}\u0000${identity.nodeId}`)).epoch() : 0);
 	let dated: Promise<number> | undefined;
 	return {
 		consult: ledger.consult,

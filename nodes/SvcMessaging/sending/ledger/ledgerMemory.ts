@@ -20,7 +20,7 @@ import { SEND_LEDGER } from './ledgerBounds';
  * and no object per message: a Send Bulk of 100,000 costs 24 bytes a message here. Only a run that
  * may repeat an earlier one looks anything up (a retry, rare): `heldEntries` then reads the runs
  * of the workflow's node, the later entry of a message winning. Redis keys stay digests
- * (ledgerRedis.ts). What a run holds is estimated from string lengths plus fixed overheads, which
+ * (ledgerShared.ts). What a run holds is estimated from string lengths plus fixed overheads, which
  * the bound counts.
  */
 interface Run {

@@ -1,4 +1,4 @@
-import { NODE_ROW } from '../stores/rowBounds';
+import { NODE_ROW } from '../../stores/rowBounds';
 import { PackedDigests, PositionIndex } from './runIndex';
 
 /**

@@ -2,7 +2,7 @@ import type { DeduplicationHelperFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { FINISHED_RUN_RETRY_WINDOW_MS, NODE_ROW } from './rowBounds';
-import { triedAgain } from '../../transport/triedAgain';
+import { triedAgain } from '../transport/triedAgain';
 
 /** The part of n8n's processed-data helpers (the Remove Duplicates node's store) the marks use. */
 export type ProcessedData = Pick<DeduplicationHelperFunctions, 'checkProcessedAndRecord' | 'removeProcessed' | 'getProcessedDataCount'>;
