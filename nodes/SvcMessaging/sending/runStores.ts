@@ -44,8 +44,8 @@ export class RunStores {
 	 */
 	async ledger(): Promise<SendLedger> {
 		const { identity, shared, rows, followsMessages } = this.choice;
-		const inProcess = await this.openShared(identity, shared);
-		return withDurableMarks(inProcess, identity, durableMarks(this.scopeKey, rows, messageDigestOf(identity)), { shared, followsMessages });
+		const ledger = await this.openLedger(identity, shared);
+		return withDurableMarks(ledger, identity, durableMarks(this.scopeKey, rows, messageDigestOf(identity)), { shared, followsMessages });
 	}
 
 	/** The ledger of a send by the account's login (campaigns): this process only. */
@@ -74,7 +74,8 @@ export class RunStores {
 		return shared ? claimsIn(await inRedis<KeyClaim>(shared, 'the idempotency keys')) : durableKeyStore(localKeyStore, this.scopeKey, rows);
 	}
 
-	private async openShared(identity: RunIdentity, shared: SharedLimitConfig | undefined): Promise<SendLedger> {
+	/** The ledger in this process, and in the shared Redis when there is one. */
+	private async openLedger(identity: RunIdentity, shared: SharedLimitConfig | undefined): Promise<SendLedger> {
 		const { node, continueOnFail } = this.choice;
 		try {
 			return await openSendLedger(identity, shared);
