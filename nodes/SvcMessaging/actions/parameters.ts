@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { checkPlaceholdersKept, evaluatedPlaceholders } from '../rules/expressionPlaceholders';
+import { containsExpression, rawParameter } from '../rules/rawParameters';
 
 /**
  * Reads a parameter for every item, but evaluates it once when it holds no expression: with
@@ -14,7 +15,7 @@ import { checkPlaceholdersKept, evaluatedPlaceholders } from '../rules/expressio
  * property) goes through `getNodeParameter` as before.
  */
 export function perItemParameter<T>(ctx: IExecuteFunctions, name: string, fallback: T, extractValue = false) {
-	const raw = lookup(ctx.getNode().parameters as Record<string, unknown>, name);
+	const raw = rawParameter(ctx.getNode().parameters as Record<string, unknown>, name);
 	const constant = !containsExpression(raw);
 	const direct = constant || extractValue ? undefined : compileField(raw);
 	const items = direct ? ctx.getInputData() : undefined;
@@ -29,17 +30,6 @@ export function perItemParameter<T>(ctx: IExecuteFunctions, name: string, fallba
 		if (constant) cached = { value };
 		return value;
 	};
-}
-
-function lookup(parameters: Record<string, unknown>, path: string): unknown {
-	return path.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], parameters);
-}
-
-function containsExpression(value: unknown): boolean {
-	if (typeof value === 'string') return value.startsWith('=');
-	if (Array.isArray(value)) return value.some(containsExpression);
-	if (value && typeof value === 'object') return Object.values(value).some(containsExpression);
-	return false;
 }
 
 /** Marks a value that the fast path does not handle: ask n8n. */
@@ -126,8 +116,8 @@ function compileField(raw: unknown): Compiled | undefined {
  */
 export function placeholdersKept(ctx: IExecuteFunctions, fields: Record<string, string>): (itemIndex: number) => void {
 	const parameters = ctx.getNode().parameters as Record<string, unknown>;
-	const offending = Object.entries(fields).filter(([name]) => evaluatedPlaceholders(lookup(parameters, name)).length > 0);
+	const offending = Object.entries(fields).filter(([name]) => evaluatedPlaceholders(rawParameter(parameters, name)).length > 0);
 	if (offending.length === 0) return () => undefined;
 	const [name, label] = offending[0];
-	return (itemIndex) => checkPlaceholdersKept(ctx.getNode(), itemIndex, lookup(parameters, name), label);
+	return (itemIndex) => checkPlaceholdersKept(ctx.getNode(), itemIndex, rawParameter(parameters, name), label);
 }

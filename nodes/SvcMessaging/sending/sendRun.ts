@@ -1,10 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { randomUUID } from 'crypto';
 
 import { UNCAPPED } from '../aiTool/agentCap';
 import { isToolCall } from '../aiTool/toolMode';
 import { getBalance } from '../api/account';
 import { getServiceCredentials, planLimits } from '../transport/credentials';
+import { containsExpression, rawParameter } from '../rules/rawParameters';
 import { wrapError } from '../transport/errors';
 import { sharedLimitOf } from '../transport/redis';
 import { connectKeyLimiter, type BeforeSend } from '../transport/request';
@@ -82,7 +83,7 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 		options: (ctx.getNodeParameter('options', 0, {}) ?? {}) as IDataObject,
 		items: ctx.getInputData().length,
 		parameter: (path, i, fallback) => ctx.getNodeParameter(path, i, fallback),
-		mapped: (path) => isExpression(node, path),
+		mapped: (path) => containsExpression(rawParameter(node.parameters, path)),
 		workflowZone: ctx.getTimezone(),
 		identity,
 		executionId: ctx.getExecutionId() ?? '',
@@ -111,13 +112,6 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 		// A dry run wrote nothing: nothing to finish.
 		finish: async () => (policies.dryRun ? undefined : await ledger.finish()),
 	};
-}
-
-/** Whether the node's parameter at `path` is an expression (its value may differ per item). */
-function isExpression(node: INode, path: string): boolean {
-	let value: unknown = node.parameters;
-	for (const name of path.split('.')) value = (value as IDataObject | undefined)?.[name];
-	return typeof value === 'string' && value.startsWith('=');
 }
 
 /**
