@@ -6,6 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { limiterCount, releaseIdleLimiters } from '../../nodes/SvcMessaging/transport/limiter';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNodeWithHints } from '../helpers/n8n';
 import { credentials as campaignCredentials, createParameters } from '../campaign/helpers';
@@ -39,6 +40,17 @@ describe('Dry Run: priced, checked, nothing posted', () => {
 	it('SMS → Send: the checks still run (a bad number is refused as in a real send)', async () => {
 		await expect(run(sendParameters({ options: { dryRun: true } }), [{ phone: '12' }])).rejects.toThrow(/Phone Number/);
 		expect(sendRequests()).toHaveLength(0);
+	});
+
+	it('SMS → Send: a dry run opens no limiter for its key (it posts nothing); a real send does', async () => {
+		await releaseIdleLimiters(0);
+		const before = limiterCount();
+		// Messages of their own: the later tests' Retry must not find them in the send ledger.
+		const own = sendParameters({ message: 'Only the limiter is counted here' });
+		await run({ ...own, options: { dryRun: true } }, two);
+		expect(limiterCount()).toBe(before);
+		await run({ ...own, options: {} }, two);
+		expect(limiterCount()).toBe(before + 1);
 	});
 
 	it('SMS → Send: nothing is written to the send ledger — a Retry after a dry run sends every message once', async () => {

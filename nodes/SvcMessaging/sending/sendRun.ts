@@ -95,8 +95,9 @@ export async function openSendRun(ctx: IExecuteFunctions, { kind, creditsNeeded,
 		keyStore: stores.keys(),
 	});
 	if (creditsNeeded !== undefined) await assertBalance(node, async () => await getBalance(ctx), creditsNeeded);
-	if (apiCredentials) await connectKeyLimiter.call(ctx);
-	// A dry run posts and marks nothing: no ledger is opened (no Redis, no n8n database).
+	// A dry run posts and marks nothing: no limiter is joined and no ledger opened (no Redis, no n8n
+	// database). What it asks of the service (sender IDs, the balance) joins the limiter itself.
+	if (apiCredentials && !policies.dryRun) await connectKeyLimiter.call(ctx);
 	const ledger = policies.dryRun ? DRY_RUN_LEDGER : apiCredentials ? await stores.ledger() : await stores.accountLedger();
 	return {
 		...facts,
