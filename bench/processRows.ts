@@ -4,8 +4,11 @@
  * of 3 masters); and, as a control, 2 processes at Free each with its own limiter. Each row has its
  * own key (a fresh window), its own account (its messages tell the processes apart by reference)
  * and its own slots in Redis. The distance rows do the same with
- * the emulator's latency profile on (a delay each way, jittered), the rate counted at arrival.
+ * the emulator's latency profile on (a delay each way, jittered), the rate counted at arrival. The
+ * reading rows put one process 250 ± 50 ms from a service that counts in each of the emulator's ways
+ * (a token bucket, each calendar second, any 1,000 ms): what the limiter reaches, and the 429s each drew.
  */
+import type { RateLimitMode } from '../test/emulator/rateLimit';
 import { startRedisCluster } from '../test/helpers/redisCluster';
 import { startRedis } from '../test/helpers/services';
 import { call, clearRequestLog, logFigures, median, messages, PLANS, requestLog, round, seedAccount, type Plan } from './lib';
@@ -20,6 +23,8 @@ export interface ProcessesRow {
 	label: string;
 	/** the emulator's delay each way ("ms±jitter"), null for none */
 	latency: string | null;
+	/** how the emulator counted the plan's rate in this row */
+	service: RateLimitMode;
 	/** the rate this row must reach (share of the plan) */
 	target: number;
 	processes: number;
@@ -72,6 +77,8 @@ interface ProcessPlan {
 	cluster?: boolean;
 	latency?: string;
 	target?: number;
+	/** how the service counts (default: the bench's sliding window) */
+	service?: RateLimitMode;
 }
 
 /** Round trips 50, 250 and 500 ms (± 10 %, uniform each way), and the rate each must reach. */
@@ -88,11 +95,24 @@ const processPlans = ([
 	{ id: 'rate-business-4-shared', plan: 'business', n: 4, shared: true, target: 0.98 },
 	{ id: 'distance-business-250-4-shared', plan: 'business', n: 4, shared: true, latency: '125', target: 0.98 },
 	{ id: 'distance-business-250j-4-shared', plan: 'business', n: 4, shared: true, latency: '125±25', target: 0.95 },
+	// Today's limiter keeps the strict reading against every service: these rows are its baseline.
+	...(['starter', 'business'] as const).flatMap((plan) =>
+		SERVICE_READINGS.map((service) => ({ id: `reading-${plan}-${service}`, plan, n: 1, shared: false, latency: '125±25', service, target: 0.9 })),
+	),
 	...DISTANCES.flatMap((d) => [
 		{ id: `distance-starter-${d.rtt}-1-local`, plan: 'starter', n: 1, shared: false, latency: d.each, target: d.target },
 		{ id: `distance-starter-${d.rtt}-4-shared`, plan: 'starter', n: 4, shared: true, latency: d.each, target: d.target },
 	]),
 ] as ProcessPlan[]).filter((p) => want(p.id) && (!SIZES.rate.quickOnly || SIZES.rate.quickOnly.includes(p.id) || p.id.startsWith('rate-free') || p.id.startsWith('rate-starter')));
+
+/** The ways a service may count "N requests per second" (the emulator's modes; the bench's own is the sliding window). */
+const SERVICE_READINGS: RateLimitMode[] = ['token-bucket', 'fixed-second', 'sliding-window'];
+
+/** Sets how the emulator counts the plan's rate. */
+async function setService(url: string, mode: RateLimitMode): Promise<void> {
+	const { status } = await call(url, 'PUT', '/__emulator/rate-limit', { mode });
+	if (status !== 200) throw new Error(`setting the emulator's rate limit to ${mode} failed: ${status}`);
+}
 
 /** Sets the emulator's delay each way ("ms±jitter"; '0' for none). */
 export async function setLatency(url: string, each: string): Promise<void> {
@@ -124,16 +144,18 @@ export async function processesRows(url: string, oneCallMs: number): Promise<{ r
 		const rows: ProcessesRow[] = [];
 		let offsetBase = 40_000_000;
 		for (const p of processPlans) {
-			const distance = p.latency ? `, the service ${p.latency} ms away each way` : '';
+			const distance = `${p.latency ? `, the service ${p.latency} ms away each way` : ''}${p.service ? `, counting ${p.service}` : ''}`;
 			const through = p.cluster ? 'Redis Cluster, 3 masters' : 'Redis';
 			const label = `${p.n} process${p.n > 1 ? 'es' : ''} on one fresh ${p.plan} key, Send, limiter ${p.shared ? `shared (${through})` : 'per process'}${distance}`;
 			const perProcess = Math.ceil(SIZES.rate.items[p.plan] / p.n);
 			if (p.latency) await setLatency(url, p.latency);
+			if (p.service) await setService(url, p.service);
 			try {
 				const row = await processesRow(url, p.id, label, pool.slice(0, p.n), p.shared ? ((p.cluster && onCluster) || sharedLimit) : undefined, (offsetBase += 10_000), oneCallMs, p.plan, perProcess);
-				rows.push({ ...row, latency: p.latency ?? null, target: p.target ?? 0.95 });
+				rows.push({ ...row, latency: p.latency ?? null, service: p.service ?? 'sliding-window', target: p.target ?? 0.95 });
 			} finally {
 				if (p.latency) await setLatency(url, '0');
+				if (p.service) await setService(url, 'sliding-window');
 			}
 		}
 		// Last: it kills one of the pool's processes.
@@ -161,7 +183,7 @@ export async function processesRow(
 	oneCallMs: number,
 	planName: Plan,
 	perProcess: number,
-): Promise<Omit<ProcessesRow, 'latency' | 'target'>> {
+): Promise<Omit<ProcessesRow, 'latency' | 'target' | 'service'>> {
 	const plan = PLANS[planName];
 	const key = keyFor(id);
 	const accountId = await seedAccount(url, [{ key, plan: planName }]);

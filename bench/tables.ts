@@ -71,7 +71,7 @@ export function processesTable(rows: ProcessesRow[]) {
 			.filter((p) => p.error)
 			.map((p) => `  ${r.id} ${p.reference}: ${p.accepted} accepted; the node failed: ${p.error!.split('\n')[0]}`),
 	);
-	return `Rate rows: N processes started together on one fresh key (each Send, 1 request/item), the emulator counting a sliding window:\n${pad([
+	return `Rate rows: N processes started together on one fresh key (each Send, 1 request/item), the emulator counting a sliding window unless the scenario names another way:\n${pad([
 		['scenario', 'plan', 'processes', 'limiter', 'ms each way', 'items', 'requests', 'accepted', '429', 'req/accepted', 'lost', 'most in 1 s / first s', 'rate/plan', 'wall s', 'min s', 'start spread ms', 'min gap ms (accepted / all)', 'share % while all ran'],
 		...body,
 	], 1)}${notes.length ? `\n\nnotes:\n${notes.join('\n')}` : ''}`;

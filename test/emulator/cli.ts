@@ -1,5 +1,5 @@
 /**
- * `npm run emulator [-- --port N] [--host H] [--time-scale X] [--rate-limit token-bucket|sliding-window]
+ * `npm run emulator [-- --port N] [--host H] [--time-scale X] [--rate-limit token-bucket|sliding-window|fixed-second]
  * [--latency MS[±JITTER]] [--latency-in MS[±JITTER]] [--latency-out MS[±JITTER]]`: starts the emulator
  * (port from --port, else PORT, else 4010) and prints its URL, the rate-limit mode, the latency, the
  * seeded API keys with their plans, and the logins. --latency sets both ways (e.g. 125±25: a 250 ms

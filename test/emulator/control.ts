@@ -218,6 +218,7 @@ export function createControl(rt: Runtime): EmulatorControl {
 			rt.rateLimitMode = parseRateLimitMode(mode);
 			state.buckets.clear();
 			state.windows.clear();
+			state.seconds.clear();
 			return { mode: rt.rateLimitMode };
 		},
 		latency() {

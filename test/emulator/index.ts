@@ -30,8 +30,9 @@ export interface EmulatorOptions {
 	/** default 3600 */
 	tokenTtlSeconds?: number;
 	/**
-	 * How the per-key rate limit counts: 'token-bucket' (default, a second's burst allowed) or
-	 * 'sliding-window' (at most the plan rate in any 1,000 ms). Also settable at /__emulator/rate-limit.
+	 * How the per-key rate limit counts: 'token-bucket' (default, a second's burst allowed),
+	 * 'sliding-window' (at most the plan rate in any 1,000 ms) or 'fixed-second' (at most the plan
+	 * rate in each calendar second). Also settable at /__emulator/rate-limit.
 	 */
 	rateLimit?: RateLimitMode;
 	/**

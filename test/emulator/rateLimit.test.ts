@@ -1,6 +1,6 @@
 import { useEmulator } from '../helpers/emulatorFixture';
 import { SEED_KEYS } from './index';
-import { takeSlot, takeToken } from './rateLimit';
+import { takeInSecond, takeSlot, takeToken } from './rateLimit';
 import type { ApiKeyRecord, Bucket } from './state';
 import { Client, expectError, type Res } from './testkit';
 
@@ -69,6 +69,30 @@ describe('rate limit per API key', () => {
 	it('does not limit Bearer endpoints', async () => {
 		const token = await api.login();
 		for (let i = 0; i < 12; i++) expect((await api.get('/api/account/balance', { token })).status).toBe(200);
+	});
+});
+
+describe('fixed-second mode (at most N requests in each calendar second)', () => {
+	const free = { key: 'k', requestsPerSecond: 5 } as ApiKeyRecord;
+
+	it('counts per calendar second: the 6th in a second is refused until the next one begins, and 2N pass across a boundary', () => {
+		const seconds = new Map<string, { second: number; count: number }>();
+		const at = (t: number) => takeInSecond(seconds, free, t);
+		expect([10_000, 10_100, 10_200, 10_300, 10_400].map((t) => at(t).allowed)).toEqual([true, true, true, true, true]);
+		const refused = at(10_999);
+		expect(refused.allowed).toBe(false);
+		expect(refused.headers['Retry-After']).toBe('1');
+		expect(refused.headers['X-RateLimit-Reset']).toBe('11');
+		// A new second, a new count: what a sliding window would refuse (5 more within 1,000 ms of the first 5).
+		expect([11_000, 11_000, 11_001, 11_002, 11_003].map((t) => at(t).allowed)).toEqual([true, true, true, true, true]);
+		expect(at(11_004).allowed).toBe(false);
+		expect(at(11_004).headers['X-RateLimit-Remaining']).toBe('0');
+	});
+
+	it('is a mode of the emulator like the others: PUT /__emulator/rate-limit takes it', () => {
+		expect(emu.control.setRateLimitMode('fixed-second')).toEqual({ mode: 'fixed-second' });
+		expect(emu.control.rateLimitMode()).toBe('fixed-second');
+		emu.control.setRateLimitMode('token-bucket');
 	});
 });
 

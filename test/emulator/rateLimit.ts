@@ -4,15 +4,17 @@
  * - 'token-bucket' (default): capacity = the key's requests per second, refilled at that rate, so a
  *   full bucket lets a second's worth through at once;
  * - 'sliding-window': at most N accepted requests in ANY 1,000 ms — the strictest reading, which
- *   a client that bunches its requests cannot pass.
+ *   a client that bunches its requests cannot pass;
+ * - 'fixed-second': at most N accepted requests in each calendar second (epoch second of the
+ *   emulator's clock), as many services count: 2N can pass within 1,000 ms across a boundary.
  * A request answered 429 is not counted; every other API-key request is, rejected ones included.
  */
 import { RATE_LIMIT_HEADERS, RATE_LIMIT_WINDOW_MS } from './assumptions';
 import { ApiError } from './http';
 import type { ApiKeyRecord, Bucket } from './state';
 
-export type RateLimitMode = 'token-bucket' | 'sliding-window';
-export const RATE_LIMIT_MODES: readonly RateLimitMode[] = ['token-bucket', 'sliding-window'];
+export type RateLimitMode = 'token-bucket' | 'sliding-window' | 'fixed-second';
+export const RATE_LIMIT_MODES: readonly RateLimitMode[] = ['token-bucket', 'sliding-window', 'fixed-second'];
 
 export interface RateDecision {
 	allowed: boolean;
@@ -23,6 +25,8 @@ export interface RateLimitState {
 	buckets: Map<string, Bucket>;
 	/** sliding window: arrival times of the key's counted requests within the last window, oldest first */
 	windows: Map<string, number[]>;
+	/** fixed second: the key's current calendar second and the requests counted in it */
+	seconds: Map<string, { second: number; count: number }>;
 }
 
 export function parseRateLimitMode(value: unknown): RateLimitMode {
@@ -31,7 +35,9 @@ export function parseRateLimitMode(value: unknown): RateLimitMode {
 }
 
 export function takeRequest(mode: RateLimitMode, state: RateLimitState, apiKey: ApiKeyRecord, now: number): RateDecision {
-	return mode === 'sliding-window' ? takeSlot(state.windows, apiKey, now) : takeToken(state.buckets, apiKey, now);
+	if (mode === 'sliding-window') return takeSlot(state.windows, apiKey, now);
+	if (mode === 'fixed-second') return takeInSecond(state.seconds, apiKey, now);
+	return takeToken(state.buckets, apiKey, now);
 }
 
 export function takeToken(buckets: Map<string, Bucket>, apiKey: ApiKeyRecord, now: number): RateDecision {
@@ -68,6 +74,24 @@ export function takeSlot(windows: Map<string, number[]>, apiKey: ApiKeyRecord, n
 		[RATE_LIMIT_HEADERS.reset]: String(Math.ceil(emptyAt / 1000)),
 	};
 	if (!allowed) headers['Retry-After'] = String(Math.max(1, Math.ceil((times[0] + RATE_LIMIT_WINDOW_MS - now) / 1000)));
+	return { allowed, headers };
+}
+
+/** Allowed when fewer than N counted requests arrived in the current calendar second. */
+export function takeInSecond(seconds: Map<string, { second: number; count: number }>, apiKey: ApiKeyRecord, now: number): RateDecision {
+	const rate = apiKey.requestsPerSecond;
+	const second = Math.floor(now / 1000);
+	const counted = seconds.get(apiKey.key);
+	const current = counted && counted.second === second ? counted : { second, count: 0 };
+	seconds.set(apiKey.key, current);
+	const allowed = current.count < rate;
+	if (allowed) current.count++;
+	const headers: Record<string, string> = {
+		[RATE_LIMIT_HEADERS.limit]: String(rate),
+		[RATE_LIMIT_HEADERS.remaining]: String(rate - current.count),
+		[RATE_LIMIT_HEADERS.reset]: String(second + 1),
+	};
+	if (!allowed) headers['Retry-After'] = '1';
 	return { allowed, headers };
 }
 

@@ -241,6 +241,8 @@ export interface EmulatorState {
 	buckets: Map<string, Bucket>;
 	/** sliding-window rate limit: counted arrival times per API key (rateLimit.ts) */
 	windows: Map<string, number[]>;
+	/** fixed-second rate limit: the current calendar second's count per API key (rateLimit.ts) */
+	seconds: Map<string, { second: number; count: number }>;
 	/** carrier hold (control surface): messages due to end stay SENT, with no final report, until released */
 	carrierHeld: boolean;
 	heldMessages: SmsMessage[];
@@ -267,6 +269,7 @@ export function createState(): EmulatorState {
 		nextFaultId: 1,
 		buckets: new Map(),
 		windows: new Map(),
+		seconds: new Map(),
 		carrierHeld: false,
 		heldMessages: [],
 		lostReportNumbers: new Set(),
