@@ -88,6 +88,9 @@ const DISTANCES = [
 	{ rtt: 500, each: '250±25', target: 0.9 },
 ];
 
+/** The ways a service may count "N requests per second" (the emulator's modes; the bench's own is the sliding window). */
+const SERVICE_READINGS: RateLimitMode[] = ['token-bucket', 'fixed-second', 'sliding-window'];
+
 const processPlans = ([
 	...(['free', 'starter'] as const).flatMap((plan) => SIZES.rate.counts.map((n) => ({ id: `rate-${plan}-${n}-shared`, plan, n, shared: true }))),
 	{ id: 'rate-free-2-local', plan: 'free', n: 2, shared: false },
@@ -104,9 +107,6 @@ const processPlans = ([
 		{ id: `distance-starter-${d.rtt}-4-shared`, plan: 'starter', n: 4, shared: true, latency: d.each, target: d.target },
 	]),
 ] as ProcessPlan[]).filter((p) => want(p.id) && (!SIZES.rate.quickOnly || SIZES.rate.quickOnly.includes(p.id) || p.id.startsWith('rate-free') || p.id.startsWith('rate-starter')));
-
-/** The ways a service may count "N requests per second" (the emulator's modes; the bench's own is the sliding window). */
-const SERVICE_READINGS: RateLimitMode[] = ['token-bucket', 'fixed-second', 'sliding-window'];
 
 /** Sets how the emulator counts the plan's rate. */
 async function setService(url: string, mode: RateLimitMode): Promise<void> {
