@@ -21,9 +21,18 @@ export async function createActive(n8n: N8n, workflow: WorkflowJson): Promise<{ 
 const TELLING = /"level":"(error|warn)"|[Ee]nqueued|started execution|[Jj]ob /;
 const NOISE = /unknown webhook|not registered for GET|deprecations|npm registry request|Strapi|status code 403|Postgres 1\d is not|Python task runner/;
 
+/** The ids of the workflow's finished executions as n8n's database has them (the editor's list). */
+async function storedFinished(main: N8n, workflowId: string): Promise<string[]> {
+	const stored = await main.rest<{ data: { results: Execution[] } }>('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`);
+	return stored.data.results.filter((e) => FINAL.has(e.status)).map((e) => String(e.id));
+}
+
 /**
- * Waits for `count` finished executions of the workflow (the public API lists an execution once
- * the main process no longer counts it as active). On time-out the error tells what n8n said.
+ * Waits for `count` finished executions of the workflow. The public API lists an execution once the
+ * main process no longer counts it as active; a CI run saw main keep counting one that had finished
+ * (success in the database, "Execution 1 (job 1) finished" in main's log) for the whole 2 minutes, so
+ * when the database has them all finished, each is read back through the public API instead. On
+ * time-out the error tells what n8n said.
  */
 export async function finishedExecutions(stack: QueueStack, workflowId: string, count: number, timeoutMs: number): Promise<Execution[]> {
 	const { main } = stack;
@@ -33,7 +42,11 @@ export async function finishedExecutions(stack: QueueStack, workflowId: string, 
 			async () => {
 				const list = await main.executions(workflowId, false);
 				const done = list.filter((e) => FINAL.has(e.status));
-				return done.length >= count ? done : undefined;
+				if (done.length >= count) return done;
+				const stored = await storedFinished(main, workflowId).catch(() => []);
+				if (stored.length < count) return undefined;
+				const read = await Promise.all(stored.map(async (id) => await main.execution(id).catch(() => undefined)));
+				return read.every((e) => e && FINAL.has(e.status)) ? (read as Execution[]) : undefined;
 			},
 			timeoutMs,
 			1_000,
