@@ -21,10 +21,10 @@ export async function createActive(n8n: N8n, workflow: WorkflowJson): Promise<{ 
 const TELLING = /"level":"(error|warn)"|[Ee]nqueued|started execution|[Jj]ob /;
 const NOISE = /unknown webhook|not registered for GET|deprecations|npm registry request|Strapi|status code 403|Postgres 1\d is not|Python task runner/;
 
-/** The ids of the workflow's finished executions as n8n's database has them (the editor's list). */
-async function storedFinished(main: N8n, workflowId: string): Promise<string[]> {
+/** The workflow's executions as n8n's database has them (the editor's list: every status, new and running too, which the public API leaves out). */
+async function storedExecutions(main: N8n, workflowId: string): Promise<Execution[]> {
 	const stored = await main.rest<{ data: { results: Execution[] } }>('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`);
-	return stored.data.results.filter((e) => FINAL.has(e.status)).map((e) => String(e.id));
+	return stored.data.results;
 }
 
 /**
@@ -43,9 +43,9 @@ export async function finishedExecutions(stack: QueueStack, workflowId: string, 
 				const list = await main.executions(workflowId, false);
 				const done = list.filter((e) => FINAL.has(e.status));
 				if (done.length >= count) return done;
-				const stored = await storedFinished(main, workflowId).catch(() => []);
+				const stored = (await storedExecutions(main, workflowId).catch(() => [])).filter((e) => FINAL.has(e.status));
 				if (stored.length < count) return undefined;
-				const read = await Promise.all(stored.map(async (id) => await main.execution(id).catch(() => undefined)));
+				const read = await Promise.all(stored.map(async ({ id }) => await main.execution(String(id)).catch(() => undefined)));
 				return read.every((e) => e && FINAL.has(e.status)) ? (read as Execution[]) : undefined;
 			},
 			timeoutMs,
@@ -54,10 +54,8 @@ export async function finishedExecutions(stack: QueueStack, workflowId: string, 
 	} catch (error) {
 		const listed = await main.executions(workflowId, false).catch(() => []);
 		const running = await main.api<{ data: Execution[] }>('GET', `/executions?workflowId=${workflowId}&status=running`).catch(() => ({ data: [] }));
-		// The editor's list holds every status the database has (new, running), which the public API leaves out.
-		const stored = await main
-			.rest<{ data: { results: Execution[] } }>('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}`)
-			.then((r) => r.data.results.map((e) => `${e.id}:${e.status}`).join(', ') || 'none')
+		const stored = await storedExecutions(main, workflowId)
+			.then((executions) => executions.map((e) => `${e.id}:${e.status}`).join(', ') || 'none')
 			.catch((e: Error) => `unread (${e.message.slice(0, 100)})`);
 		const errors = [main, ...stack.workers].map((n8n, i) => {
 			const lines = n8n
