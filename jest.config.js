@@ -30,6 +30,7 @@ const PROCESSES = [
 	'limiter/cluster.test.ts',
 	'limiter/deadProcess.test.ts',
 	'limiter/distance.test.ts',
+	'limiter/reading.test.ts',
 	'limiter/sharedLimit.test.ts',
 	'policies/doNotSend.test.ts',
 	'policies/idempotencyKey.test.ts',

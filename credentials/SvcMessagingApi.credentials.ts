@@ -165,6 +165,31 @@ export class SvcMessagingApi implements ICredentialType {
 			description: 'The bulk recipients per call agreed for your enterprise plan',
 		},
 		{
+			displayName: 'How the Service Counts the Rate',
+			name: 'rateLimitReading',
+			type: 'options',
+			default: 'learn',
+			description: 'How the node reads "N requests per second", which the service\'s documentation leaves open',
+			hint: 'Keep Learn unless you know: the node sends at the plan\'s full rate and, at the first 429 Too Many Requests, keeps the strict reading for this key from then on (remembered, in Redis too).',
+			options: [
+				{
+					name: 'Learn (Plan\'s Rate Until the Service Refuses One)',
+					value: 'learn',
+					description: 'N requests spaced over each second; after a 429, never N + 1 in any 1,000 ms for this key',
+				},
+				{
+					name: 'Per Second or Token Bucket (Plan\'s Rate)',
+					value: 'spaced',
+					description: 'N requests spaced over each second, always; a 429 is waited out',
+				},
+				{
+					name: 'Strict (Never N + 1 in Any 1,000 ms)',
+					value: 'strict',
+					description: 'About 91–93 % of the plan at a 250 ms round trip, and no 429 from any service',
+				},
+			],
+		},
+		{
 			displayName: 'Webhook Secret',
 			name: 'webhookSecret',
 			type: 'string',

@@ -19,6 +19,9 @@ export interface SharedLimitRedis {
 	password?: string;
 }
 
+/** The strict reading of the plan's rate (never N + 1 in any 1,000 ms): what the limiter tests hold to. */
+export const STRICT: ICredentialDataDecryptedObject = { rateLimitReading: 'strict' };
+
 export interface ApiKeyOptions {
 	/** default 'business' */
 	plan?: Plan;

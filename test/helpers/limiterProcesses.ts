@@ -7,6 +7,7 @@ import { request } from 'undici';
 
 import type { RunningEmulator } from '../emulator';
 import * as mainLimiter from '../../nodes/SvcMessaging/transport/limiter';
+import type { RateReading } from '../../nodes/SvcMessaging/transport/rateReading';
 import type { SharedLimitConfig } from '../../nodes/SvcMessaging/transport/redis';
 
 export type LimiterModule = typeof mainLimiter;
@@ -37,8 +38,17 @@ export function useLimiterProcesses(): { otherProcess(): LimiterModule } {
 export const phones = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(from + i).padStart(8, '0')}` }));
 
 /** `n` single sends by another process through its copy of the limiter; a 429 pauses the key and is tried again (20 times at most). */
-export async function sendFromOther(emu: RunningEmulator, other: LimiterModule, config: SharedLimitConfig | undefined, from: number, n: number, key: string, limits: PlanLimits) {
-	const limiter = await other.limiterFor(emu.url, key, limits, config);
+export async function sendFromOther(
+	emu: RunningEmulator,
+	other: LimiterModule,
+	config: SharedLimitConfig | undefined,
+	from: number,
+	n: number,
+	key: string,
+	limits: PlanLimits,
+	reading?: RateReading,
+) {
+	const limiter = await other.limiterFor(emu.url, key, limits, config, reading);
 	return await Promise.all(
 		phones(from, n).map(async ({ phone }) => {
 			for (let tries = 0; tries < 20; tries++) {

@@ -13,7 +13,7 @@ import Redis from 'ioredis';
 import { join } from 'path';
 
 import { SEED_KEYS } from '../emulator';
-import { apiKeyCredentials } from '../helpers/credentials';
+import { apiKeyCredentials, STRICT } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { mostInAnySecond, phones, sendFromOther, sendsAt, useLimiterProcesses } from '../helpers/limiterProcesses';
 import { executeNode } from '../helpers/n8n';
@@ -56,7 +56,7 @@ it('the cluster is real: a multi-key step over keys of different slots is refuse
 describe('the shared limit on the cluster', () => {
 	it('the node and another process on one Free key: one pace for both, no 429, every message once', async () => {
 		const FREE = { requestsPerSecond: 5, recipientsPerCall: 100 };
-		const credentials = apiKeyCredentials(emu.url, { plan: 'free', webhookSecret: 'whsec_never_in_redis', extra: clusterFields() });
+		const credentials = apiKeyCredentials(emu.url, { plan: 'free', webhookSecret: 'whsec_never_in_redis', extra: { ...STRICT, ...clusterFields() } });
 		const [[out], otherStatuses] = await Promise.all([
 			executeNode({ parameters: sendParameters(), credentials }, phones(10_000_000, 20)),
 			sendFromOther(emu, otherProcess(), clusterConfig(), 20_000_000, 20, SEED_KEYS.free, FREE),
@@ -95,7 +95,7 @@ describe('the shared limit on the cluster', () => {
 
 it("each key's limiter keys sit in one hash slot, and the cluster holds no API key, password or secret", async () => {
 	await executeNode(
-		{ parameters: sendParameters(), credentials: apiKeyCredentials(emu.url, { plan: 'free', webhookSecret: 'whsec_never_in_redis', extra: clusterFields() }) },
+		{ parameters: sendParameters(), credentials: apiKeyCredentials(emu.url, { plan: 'free', webhookSecret: 'whsec_never_in_redis', extra: { ...STRICT, ...clusterFields() } }) },
 		phones(60_000_000, 3),
 	);
 	const client = new Redis.Cluster(cluster.nodes, { redisOptions: { password: REDIS_PASSWORD } });

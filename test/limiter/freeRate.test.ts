@@ -6,7 +6,7 @@
  * rate-free rows), not asserted here: a busy machine only slows a send, which a timed lower bound
  * would report as a failure. Takes ~40 s: the plan allows no faster.
  */
-import { apiKeyCredentials } from '../helpers/credentials';
+import { apiKeyCredentials, STRICT } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode } from '../helpers/n8n';
 import { sendParameters } from '../sms/fixtures';
@@ -18,7 +18,7 @@ it('200 single sends on a Free key: no 429, never above 5 requests/s', async () 
 	const [out] = await executeNode(
 		{
 			parameters: sendParameters(),
-			credentials: apiKeyCredentials(emu.url, { plan: 'free' }),
+			credentials: apiKeyCredentials(emu.url, { plan: 'free', extra: STRICT }),
 		},
 		items,
 	);

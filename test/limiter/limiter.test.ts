@@ -5,7 +5,7 @@
  * from timing on this side; the throughput figures themselves are `npm run bench`'s.
  */
 import { SEED_KEYS } from '../emulator';
-import { apiKeyCredentials, type Plan } from '../helpers/credentials';
+import { apiKeyCredentials, STRICT, type Plan } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode } from '../helpers/n8n';
 import { laneOf } from '../../nodes/SvcMessaging/transport/lanes';
@@ -15,7 +15,7 @@ import { limiterFor } from '../../nodes/SvcMessaging/transport/limiter';
 const emu = useEmulator({ timeScale: 1000, rateLimit: 'sliding-window' });
 
 const noSender = { __rl: true, mode: 'list', value: '' };
-const credentials = (apiKey: string, plan: Plan) => apiKeyCredentials(emu.url, { apiKey, plan });
+const credentials = (apiKey: string, plan: Plan) => apiKeyCredentials(emu.url, { apiKey, plan, extra: STRICT });
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ phone: `+2547${String(20_000_000 + i)}` }));
 const sends = () => emu.control.requests().filter((r) => r.method === 'POST' && r.path === '/api/sms/send-api');
 

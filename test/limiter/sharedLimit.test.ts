@@ -9,7 +9,7 @@
 import Redis from 'ioredis';
 
 import { SEED_KEYS } from '../emulator';
-import { apiKeyCredentials, type SharedLimitRedis } from '../helpers/credentials';
+import { apiKeyCredentials, STRICT, type SharedLimitRedis } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { mostInAnySecond, phones, sendFromOther, sendsAt, useLimiterProcesses } from '../helpers/limiterProcesses';
 import { executeNode } from '../helpers/n8n';
@@ -37,7 +37,7 @@ function sharedConfig() {
 
 /** The Free key with a webhook secret (which must never reach Redis); with `redis`, the limit is shared through it. */
 function freeCredentials(redis?: SharedLimitRedis) {
-	return apiKeyCredentials(emu.url, { plan: 'free', webhookSecret: 'whsec_never_in_redis', redis, extra: redis ? { redisDatabase: 0 } : {} });
+	return apiKeyCredentials(emu.url, { plan: 'free', webhookSecret: 'whsec_never_in_redis', redis, extra: redis ? { ...STRICT, redisDatabase: 0 } : STRICT });
 }
 
 const sends = () => sendsAt(emu);

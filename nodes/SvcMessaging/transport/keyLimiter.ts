@@ -1,6 +1,9 @@
 import Bottleneck from 'bottleneck';
 import { sleep } from 'n8n-workflow';
 
+import { localPause, type PauseStore } from './keyPause';
+import { LaneTurns } from './lanes';
+import { limiterSettings, type RateReading } from './rateReading';
 import type { PlanLimits } from './service';
 import { RoundTrips, SLOT_HOLD_MS, type ShrinkRule } from './roundTrips';
 import { applySettings, type ClusterStore } from './sharedLimit';
@@ -35,6 +38,12 @@ export interface LimiterOptions {
 	cluster?: ClusterStore;
 	/** How much of a slot's hold a round trip may shrink (roundTrips.ts); tests pass other rules. */
 	shrink?: ShrinkRule;
+	/** The credential's reading of the rate (rateReading.ts); 'strict' when not given. */
+	reading?: RateReading;
+	/** Whether the key is already known to count strictly (a 429 seen before, here or in Redis). */
+	learnedStrict?: boolean;
+	/** Called when a 429 of the spaced rate teaches this limiter the strict reading. */
+	onLearnedStrict?: () => void;
 }
 
 const SLOWDOWN_FACTOR = 1.25;
@@ -48,24 +57,6 @@ const STUCK_PAUSE_CHECK_MS = 2_000;
  */
 const SHARE_EVERY_MS = 1_000;
 
-/** Where the 429 pause lives: this process's memory, or Redis for a shared limit. */
-interface PauseStore {
-	extendPause(waitMs: number): Promise<void>;
-	pauseRemainingMs(): Promise<number>;
-}
-
-function localPause(): PauseStore {
-	let pausedUntil = 0;
-	return {
-		async extendPause(waitMs) {
-			pausedUntil = Math.max(pausedUntil, Date.now() + waitMs);
-		},
-		async pauseRemainingMs() {
-			return Math.max(0, pausedUntil - Date.now());
-		},
-	};
-}
-
 interface Waiter {
 	start: () => void;
 	fail: (error: Error) => void;
@@ -74,21 +65,16 @@ interface Waiter {
 }
 
 /**
- * Starts are spaced 0.8 × 1000/N ms: a burst is still spread over the second, and slots that came due
- * while the event loop was held (a GC, another workflow) catch up. At exactly 1000/N no start is made
- * up: a 60 ms pause every 5 s cost up to 1.5 % of Business's rate. The slots keep N + 1 out of any second.
- */
-export const startSpacingMs = (limits: PlanLimits) => 800 / limits.requestsPerSecond;
-
-/**
  * Bottleneck runs one *slot* per request: a job that starts the request, waits for its answer and
  * then holds its place (roundTrips.ts: 1,000 ms less what of the round trip certainly came after the
  * request's arrival). `maxConcurrent` is the plan's N, so N slots at most are taken, and two requests
  * of one slot arrive at the service ≥ 1,000 ms apart: the strictest reading of "N requests per
  * second" (never N + 1 in any 1,000 ms) holds by construction, however the timers ran (a late timer,
- * a busy event loop, several processes). Starts are spaced (`minTime`, startSpacingMs), so a burst is
- * spread over the second. A 429's pause (reservoir 0) and slowdown (a longer minTime) apply to every
- * slot not yet started.
+ * a busy event loop, several processes). Starts are spaced (`minTime`), so a burst is spread over
+ * the second. That is the strict reading (rateReading.ts); the spaced one holds no slot and only
+ * spaces the starts 1000/N ms apart, until a 429 teaches it the strict one (`penalize`). A 429's
+ * pause (reservoir 0, and `pausedUntil` for slots already timed) and slowdown (a longer minTime)
+ * apply to every slot not yet started.
  *
  * With a shared limit the same Bottleneck is clustered on Redis: the N slots, spacing, pause and
  * slowdown then hold for every process on the key together, and a slot is leased (slotLease.ts) so
@@ -96,10 +82,11 @@ export const startSpacingMs = (limits: PlanLimits) => 800 / limits.requestsPerSe
  * waiting fail unsent (never sent unpaced) and the next use connects anew.
  */
 export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}): OwnedLimiter {
-	const { cluster } = options;
-	const baseMinTime = startSpacingMs(limits);
+	const { cluster, reading = 'strict' } = options;
+	let strict = reading === 'strict' || !!options.learnedStrict;
 	let slowdown = 1;
-	const bottleneck = cluster?.bottleneck ?? new Bottleneck({ minTime: baseMinTime, maxConcurrent: limits.requestsPerSecond });
+	const minTime = () => limiterSettings(limits, strict).minTime * slowdown;
+	const bottleneck = cluster?.bottleneck ?? new Bottleneck(limiterSettings(limits, strict));
 	const pause: PauseStore = cluster ?? localPause();
 	const trips = new RoundTrips(options.shrink);
 	// With a shared limit, the least shrink of every process on the key (0 until this process learns it).
@@ -109,13 +96,20 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		lastShare = Date.now();
 		clusterShrink = await cluster!.sharedShrink(trips.shrinkMs());
 	};
-	const holdMs = () => SLOT_HOLD_MS - (cluster ? Math.min(trips.shrinkMs(), clusterShrink) : trips.shrinkMs());
+	// The spaced reading holds no slot after its answer: its spacing alone keeps N starts a second.
+	const holdMs = () => (strict ? SLOT_HOLD_MS - (cluster ? Math.min(trips.shrinkMs(), clusterShrink) : trips.shrinkMs()) : 0);
+	// From the spaced reading to the strict one, for good: the key's N slots, each held a second.
+	const becomeStrict = async () => {
+		strict = true;
+		await applySettings(bottleneck, { ...limiterSettings(limits, true), minTime: minTime() });
+	};
+	let lastReadingCheck = Date.now();
+	// The end of this process's latest pause, and when the last slot timed before it may start.
+	let pausedUntil = 0;
+	let gate = 0;
 	// Shared slots are leases (slotLease.ts), each job under an id of its own.
 	let jobs = 0;
-	// Waiting requests per lane, and the lanes with waiting requests in turn order.
-	const lanes = new Map<string, Waiter[]>();
-	const turns: string[] = [];
-	let waiting = 0;
+	const lanes = new LaneTurns<Waiter>();
 	let failure: Error | undefined;
 	// Slots scheduled and not over, and pauses under way: while any, the limiter is busy.
 	let busy = 0;
@@ -125,16 +119,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	const end = () => {
 		if (--busy === 0) idleFrom = Date.now();
 	};
-	const take = (): Waiter | undefined => {
-		const lane = turns.shift();
-		if (lane === undefined) return undefined;
-		const queue = lanes.get(lane)!;
-		const waiter = queue.shift()!;
-		if (queue.length) turns.push(lane);
-		else lanes.delete(lane);
-		waiting--;
-		return waiter;
-	};
+	const take = () => lanes.take();
 	const liftPauseWhenDue = async () => {
 		for (let left = await pause.pauseRemainingMs(); left > 0; left = await pause.pauseRemainingMs()) await sleep(left);
 		await applySettings(bottleneck, { reservoir: null });
@@ -145,7 +130,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		if (!cluster || checking) return;
 		checking = true;
 		try {
-			while (waiting > 0 && !failure) {
+			while (lanes.waiting > 0 && !failure) {
 				await sleep(STUCK_PAUSE_CHECK_MS);
 				if ((await bottleneck.currentReservoir()) === 0 && (await pause.pauseRemainingMs()) === 0) {
 					await applySettings(bottleneck, { reservoir: null });
@@ -161,20 +146,50 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		failure = error;
 		for (let waiter = take(); waiter; waiter = take()) waiter.fail(error);
 	});
-	const slot = async (jobId: string) => {
+	const slot = async (jobId: string, timedSpaced: boolean) => {
 		cluster?.lease.claim(jobId);
+		// Timed under the spaced reading (up to 2N at once), it starts nothing now that the key is strict:
+		// another slot, timed under the strict reading, takes the request instead.
+		if (timedSpaced && strict) {
+			cluster?.lease.ended();
+			return addSlot();
+		}
 		const waiter = take();
 		if (!waiter) return cluster?.lease.ended();
 		try {
+			// Timed before a pause began: waits it out, then starts at the spacing (no burst at its end).
+			if (pausedUntil > Date.now()) {
+				gate = Math.max(gate + minTime(), pausedUntil);
+				await sleep(gate - Date.now());
+			}
 			const startedAt = Date.now();
 			waiter.start();
 			await waiter.done;
 			trips.record(Date.now() - startedAt);
 			if (cluster && trips.warm && Date.now() - lastShare >= SHARE_EVERY_MS) shareShrink().catch(() => undefined);
-			await sleep(holdMs());
+			// Another process on the key may have learned the strict reading.
+			if (cluster && !strict && reading === 'learn' && Date.now() - lastReadingCheck >= SHARE_EVERY_MS) {
+				lastReadingCheck = Date.now();
+				cluster.learnedStrict().then(async (learned) => learned && !strict && (await becomeStrict()), () => undefined);
+			}
+			const hold = holdMs();
+			if (hold > 0) await sleep(hold);
 		} finally {
 			cluster?.lease.ended();
 		}
+	};
+
+	// Every request adds one slot; each slot that starts runs the next lane's oldest request.
+	const addSlot = () => {
+		begin();
+		const jobId = `slot-${++jobs}`;
+		bottleneck
+			.schedule(cluster ? cluster.lease.options(jobId) : {}, slot, jobId, !strict)
+			.catch(
+				// In a cluster any failure here is Redis's: the request was not sent.
+				(error: Error) => take()?.fail(cluster ? cluster.fail(error) : error),
+			)
+			.finally(end);
 	};
 
 	return {
@@ -184,25 +199,8 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 			if (failure) throw failure;
 			let answered = () => {};
 			const done = new Promise<void>((resolve) => (answered = resolve));
-			// Every request adds one slot; each slot that starts runs the next lane's oldest request.
-			const started = new Promise<void>((start, fail) => {
-				const queue = lanes.get(lane);
-				if (queue) queue.push({ start, fail, done });
-				else {
-					lanes.set(lane, [{ start, fail, done }]);
-					turns.push(lane);
-				}
-				waiting++;
-			});
-			begin();
-			const jobId = `slot-${++jobs}`;
-			bottleneck
-				.schedule(cluster ? cluster.lease.options(jobId) : {}, slot, jobId)
-				.catch(
-					// In a cluster any failure here is Redis's: the request was not sent.
-					(error: Error) => take()?.fail(cluster ? cluster.fail(error) : error),
-				)
-				.finally(end);
+			const started = new Promise<void>((start, fail) => lanes.add(lane, { start, fail, done }));
+			addSlot();
 			if (cluster) void checkForStuckPause();
 			await started;
 			try {
@@ -213,13 +211,20 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		},
 		penalize(waitMs: number) {
 			if (successor) return void successor().then((next) => next.penalize(waitMs), () => undefined);
-			slowdown = Math.min(MAX_SLOWDOWN, slowdown * SLOWDOWN_FACTOR);
-			// An empty reservoir holds every gate not yet given a start time (those of the next quarter
-			// second still pass); when it is lifted they pass at the (slower) minTime spacing.
+			// A 429 the spaced rate drew: the service counts strictly, and the switch is the answer to it.
+			const learning = !strict && reading === 'learn';
+			if (learning) {
+				strict = true;
+				options.onLearnedStrict?.();
+			} else slowdown = Math.min(MAX_SLOWDOWN, slowdown * SLOWDOWN_FACTOR);
+			// An empty reservoir holds every slot not yet timed; those already timed wait in `slot`. When
+			// it is lifted they pass at the (slower) minTime spacing.
+			pausedUntil = Math.max(pausedUntil, Date.now() + waitMs);
 			begin();
 			void (async () => {
 				await pause.extendPause(waitMs);
-				await applySettings(bottleneck, { reservoir: 0, minTime: baseMinTime * slowdown });
+				if (learning) await becomeStrict();
+				await applySettings(bottleneck, { reservoir: 0, minTime: minTime() });
 				await sleep(waitMs);
 				await liftPauseWhenDue();
 			})()
@@ -229,7 +234,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		recover() {
 			if (successor || slowdown === 1) return;
 			slowdown = Math.max(1, slowdown - RECOVERY_PER_SUCCESS);
-			applySettings(bottleneck, { minTime: baseMinTime * slowdown }).catch(() => undefined);
+			applySettings(bottleneck, { minTime: minTime() }).catch(() => undefined);
 		},
 		idleSince: () => (busy === 0 ? idleFrom : undefined),
 		retire(next) {

@@ -15,3 +15,31 @@ export function laneOf(ctx: LaneContext): string {
 	}
 	return lane;
 }
+
+/** Waiting entries per lane, taken in turns: one of each lane with entries, oldest first. */
+export class LaneTurns<T> {
+	private readonly lanes = new Map<string, T[]>();
+	private readonly turns: string[] = [];
+	waiting = 0;
+
+	add(lane: string, entry: T): void {
+		const queue = this.lanes.get(lane);
+		if (queue) queue.push(entry);
+		else {
+			this.lanes.set(lane, [entry]);
+			this.turns.push(lane);
+		}
+		this.waiting++;
+	}
+
+	take(): T | undefined {
+		const lane = this.turns.shift();
+		if (lane === undefined) return undefined;
+		const queue = this.lanes.get(lane)!;
+		const entry = queue.shift()!;
+		if (queue.length) this.turns.push(lane);
+		else this.lanes.delete(lane);
+		this.waiting--;
+		return entry;
+	}
+}

@@ -1,5 +1,6 @@
 import type { PlanLimits } from './service';
-import { createLimiter, startSpacingMs, type KeyLimiter, type OwnedLimiter } from './keyLimiter';
+import { createLimiter, type KeyLimiter, type OwnedLimiter } from './keyLimiter';
+import { learnedStrictHere, limiterSettings, rememberStrictHere, type RateReading } from './rateReading';
 import { connectionId, digest, scopedPrefix, type SharedLimitConfig } from './redis';
 import { joinCluster, type ClusterStore } from './sharedLimit';
 
@@ -47,6 +48,7 @@ export const limiterCount = () => limiters.size;
 /**
  * The key's limiter in this process; with `shared`, one clustered on that Redis for all processes.
  * The key is kept in process memory only (as n8n keeps decrypted credentials); Redis sees a hash.
+ * `reading`: how it reads the plan's rate (rateReading.ts; what it learns outlives the limiter).
  * Throws SharedLimitUnavailable when Redis cannot be reached (nothing is sent then).
  */
 export async function limiterFor(
@@ -54,9 +56,10 @@ export async function limiterFor(
 	apiKey: string,
 	limits: PlanLimits,
 	shared?: SharedLimitConfig,
+	reading: RateReading = 'strict',
 ): Promise<KeyLimiter> {
 	const where = shared ? connectionId(shared) : '';
-	const id = `${baseUrl}\u0000${apiKey}\u0000${limits.requestsPerSecond}\u0000${where}`;
+	const id = `${baseUrl}\u0000${apiKey}\u0000${limits.requestsPerSecond}\u0000${where}\u0000${reading}`;
 	const now = Date.now();
 	if (now >= nextSweep) {
 		nextSweep = now + IDLE_MS / 4;
@@ -64,7 +67,14 @@ export async function limiterFor(
 	}
 	const existing = limiters.get(id);
 	if (existing) return await existing.limiter;
-	return await lookUp(id, async () => await (shared ? sharedLimiter(id, baseUrl, apiKey, limits, shared) : createLimiter(limits)));
+	// Only when made: a digest per request would cost every request.
+	const make = async () => {
+		const keyDigest = digest(`${baseUrl}\u0000${apiKey}`);
+		const learned = reading === 'learn' && learnedStrictHere(keyDigest);
+		if (shared) return await sharedLimiter(id, keyDigest, limits, shared, { reading, learned });
+		return createLimiter(limits, { reading, learnedStrict: learned, onLearnedStrict: () => rememberStrictHere(keyDigest) });
+	};
+	return await lookUp(id, make);
 }
 
 async function lookUp(id: string, make: () => Promise<OwnedLimiter>): Promise<KeyLimiter> {
@@ -81,16 +91,15 @@ async function lookUp(id: string, make: () => Promise<OwnedLimiter>): Promise<Ke
 
 async function sharedLimiter(
 	id: string,
-	baseUrl: string,
-	apiKey: string,
+	keyDigest: string,
 	limits: PlanLimits,
 	shared: SharedLimitConfig,
+	start: { reading: RateReading; learned: boolean },
 ): Promise<OwnedLimiter> {
 	const entry = limiters.get(id)!;
 	const forget = () => {
 		if (limiters.get(id) === entry) limiters.delete(id);
 	};
-	const keyDigest = digest(`${baseUrl}\u0000${apiKey}`);
 	const bottleneckId = `${scopedPrefix(shared, keyDigest)}:limiter:${keyDigest}:${limits.requestsPerSecond}`;
 	// A limiter that could not join is forgotten (the next request tries again); its RedisUnavailable
 	// goes on unchanged to the node-facing layer, which turns it into a NodeOperationError
@@ -98,7 +107,9 @@ async function sharedLimiter(
 	let joined = false;
 	try {
 		// The key's N slots and its spacing, shared by every process on the key.
-		const cluster = await joinCluster(shared, bottleneckId, { minTime: startSpacingMs(limits), maxConcurrent: limits.requestsPerSecond });
+		const { reading } = start;
+		const strict = reading === 'strict' || start.learned;
+		const cluster = await joinCluster(shared, bottleneckId, (isStrict) => limiterSettings(limits, isStrict), { strict, learns: reading === 'learn' });
 		// A failed limiter is forgotten: the next request connects again (and fails clearly if it cannot).
 		cluster.onFailure(() => {
 			forget();
@@ -106,7 +117,11 @@ async function sharedLimiter(
 		});
 		clusters.add(cluster);
 		entry.cluster = cluster;
-		const limiter = createLimiter(limits, { cluster });
+		const onLearnedStrict = () => {
+			rememberStrictHere(keyDigest);
+			cluster.learnStrict().catch(() => undefined);
+		};
+		const limiter = createLimiter(limits, { cluster, reading, learnedStrict: cluster.strictAtJoin, onLearnedStrict });
 		joined = true;
 		return limiter;
 	} finally {

@@ -11,6 +11,7 @@ import { API_KEY_HEADER, baseUrlOf, decryptedFor, getServiceCredentials, planLim
 import { LOGIN_CODES, LOGIN_FAILED, LOGIN_RATE_LIMITED, REDIS_UNAVAILABLE, serviceError, transportError, withErrorCode } from './errors';
 import { laneOf } from './lanes';
 import { limiterFor, type KeyLimiter } from './limiter';
+import { rateReadingOf } from './rateReading';
 import { RedisUnavailable, sharedLimitOf } from './redis';
 
 export interface ApiRequest {
@@ -81,7 +82,8 @@ function sharedLimitError(ctx: SvcContext, error: RedisUnavailable, itemIndex?: 
 /** The key's limiter: in this process, or shared through Redis when the credential says so. */
 async function keyLimiter(this: SvcContext, credentials: IDataObject, itemIndex?: number): Promise<KeyLimiter> {
 	try {
-		return await limiterFor(baseUrlOf(credentials), String(credentials.apiKey ?? ''), planLimits(credentials), sharedLimitOf(credentials));
+		const apiKey = String(credentials.apiKey ?? '');
+		return await limiterFor(baseUrlOf(credentials), apiKey, planLimits(credentials), sharedLimitOf(credentials), rateReadingOf(credentials));
 	} catch (error) {
 		if (error instanceof RedisUnavailable) throw sharedLimitError(this, error, itemIndex);
 		throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });

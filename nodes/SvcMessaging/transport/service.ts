@@ -13,6 +13,17 @@ export const SERVICE = {
 	signaturePrefix: 'sha256=',
 } as const;
 
+/**
+ * How the service counts "N requests per second" is not shown. The node starts at the plan's rate,
+ * spaced (what a per-second or token-bucket count allows), and takes a 429 that rate drew as the
+ * service asking for the strict reading (never N + 1 in any 1,000 ms), which it then keeps for the key
+ * this long (docs/assumptions.md; the credential may fix either reading).
+ */
+export const RATE_READING = {
+	default: 'learn',
+	strictKeptMs: 30 * 24 * 60 * 60_000,
+} as const;
+
 export type PlanName = 'free' | 'starter' | 'business' | 'enterprise';
 
 export interface PlanLimits {

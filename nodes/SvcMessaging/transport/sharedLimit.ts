@@ -11,6 +11,7 @@ import {
 	type RedisClient,
 	type SharedLimitConfig,
 } from './redis';
+import { RATE_READING } from './service';
 import { slotLease, type SlotLease } from './slotLease';
 
 /** Bottleneck.updateSettings returns a promise at run time (its typings say otherwise). */
@@ -50,6 +51,12 @@ export interface ClusterStore {
 	sharedShrink(ownMs: number): Promise<number>;
 	/** Milliseconds left of the key's pause, 0 when none. */
 	pauseRemainingMs(): Promise<number>;
+	/** Whether the key's limit is strict as this process joins (the credential, or learned before). */
+	readonly strictAtJoin: boolean;
+	/** Whether a process on the key learned that the service counts strictly (rateReading.ts). */
+	learnedStrict(): Promise<boolean>;
+	/** Keeps for every process on the key, RATE_READING.strictKeptMs, that the service counts strictly. */
+	learnStrict(): Promise<void>;
 	/** Called once when Redis fails (or the store is closed); the limiter is then unusable. */
 	onFailure(listener: (error: RedisUnavailable) => void): void;
 	/** Marks the store failed by `error` (a Redis error seen by a request); returns the failure. */
@@ -60,12 +67,14 @@ export interface ClusterStore {
 /**
  * Connects to Redis and joins (or creates) the key's clustered Bottleneck. Fails within
  * CONNECT_TIMEOUT_MS with a message naming the Redis host and the setting. Every n8n process on
- * the key then shares its spacing, look-ahead, pause and slowdown.
+ * the key then shares its spacing, look-ahead, pause and slowdown; and, when `start.learns`, what any
+ * of them learned of the reading (rateReading.ts: `settingsFor` gives the Bottleneck's settings).
  */
 export async function joinCluster(
 	config: SharedLimitConfig,
 	id: string,
-	settings: { minTime: number; maxConcurrent: number },
+	settingsFor: (strict: boolean) => { minTime: number; maxConcurrent: number },
+	start: { strict: boolean; learns: boolean },
 ): Promise<ClusterStore> {
 	const where = redisAddress(config);
 	const connection = new Bottleneck.IORedisConnection({ Redis: RedisConstructor, ...bottleneckConnection(config) });
@@ -91,10 +100,21 @@ export async function joinCluster(
 	} finally {
 		if (!connected) await connection.disconnect(false);
 	}
+	const client = raw.client;
+	// The id is `<prefix>:limiter:<digest>`, its prefix hash-tagged in a cluster (scopedPrefix): the
+	// keys of the scripts below then share the slot of Bottleneck's own.
+	const at = id.lastIndexOf(':limiter:');
+	const [prefix, digestPart] = [id.slice(0, at), id.slice(at + ':limiter:'.length)];
+	const pauseKey = `${prefix}:pause:${digestPart}`;
+	// No API key in it: a digest of it and the rate, like every key here.
+	const strictKey = `${prefix}:strict:${digestPart}`;
+	let knownStrict = start.strict;
+	let settings = settingsFor(knownStrict);
 	const bottleneck = new Bottleneck({ id, datastore: 'ioredis', connection, clearDatastore: false, ...settings });
 	bottleneck.on('error', (error: unknown) => void fail(error));
 	connection.on('error', (error: unknown) => void fail(error));
 	const setUp = async () => {
+		if (start.learns && !knownStrict && (await client.exists(strictKey))) settings = settingsFor((knownStrict = true));
 		await bottleneck.ready();
 		// Settings persist in Redis: a slowdown left by a process that stopped must not outlive it.
 		await applySettings(bottleneck, settings);
@@ -108,15 +128,10 @@ export async function joinCluster(
 		throw new RedisUnavailable(`Could not set up the shared rate limit in Redis at ${where}`, setUpFailure.error);
 	}
 
-	const client = raw.client;
-	// The id is `<prefix>:limiter:<digest>`, its prefix hash-tagged in a cluster (scopedPrefix): the
-	// keys of the scripts below then share the slot of Bottleneck's own.
-	const at = id.lastIndexOf(':limiter:');
-	const [prefix, digestPart] = [id.slice(0, at), id.slice(at + ':limiter:'.length)];
-	const pauseKey = `${prefix}:pause:${digestPart}`;
 	// This process's member in the key's published shrinks (random: no host or process name in Redis).
 	const member = randomBytes(8).toString('hex');
 	return {
+		strictAtJoin: knownStrict,
 		bottleneck,
 		lease: slotLease(bottleneck, id, client, () => !failed),
 		async sharedShrink(ownMs) {
@@ -130,6 +145,13 @@ export async function joinCluster(
 		},
 		async pauseRemainingMs() {
 			return Math.max(0, await client.pttl(pauseKey));
+		},
+		async learnedStrict() {
+			return knownStrict || (knownStrict = (await client.exists(strictKey)) > 0);
+		},
+		async learnStrict() {
+			knownStrict = true;
+			await client.set(strictKey, '1', 'PX', RATE_READING.strictKeptMs);
 		},
 		onFailure(listener) {
 			if (failed) listener(failed);
