@@ -9,6 +9,7 @@
  * (a token bucket, each calendar second, any 1,000 ms): what the limiter reaches, and the 429s each drew.
  */
 import type { RateLimitMode } from '../test/emulator/rateLimit';
+import type { RateReading } from '../nodes/SvcMessaging/transport/rateReading';
 import { startRedisCluster } from '../test/helpers/redisCluster';
 import { startRedis } from '../test/helpers/services';
 import { call, clearRequestLog, logFigures, median, messages, PLANS, requestLog, round, seedAccount, type Plan } from './lib';
@@ -25,6 +26,10 @@ export interface ProcessesRow {
 	latency: string | null;
 	/** how the emulator counted the plan's rate in this row */
 	service: RateLimitMode;
+	/** the credential's reading of the rate (Learn in the reading rows, Strict elsewhere) */
+	reading: RateReading;
+	/** the 429s this row may draw: 0, or 2 where Learn meets a service that counts strictly */
+	allowed429: number;
 	/** the rate this row must reach (share of the plan) */
 	target: number;
 	processes: number;
@@ -79,6 +84,8 @@ interface ProcessPlan {
 	target?: number;
 	/** how the service counts (default: the bench's sliding window) */
 	service?: RateLimitMode;
+	/** the credential's reading (default strict) */
+	reading?: RateReading;
 }
 
 /** Round trips 50, 250 and 500 ms (± 10 %, uniform each way), and the rate each must reach. */
@@ -98,9 +105,19 @@ const processPlans = ([
 	{ id: 'rate-business-4-shared', plan: 'business', n: 4, shared: true, target: 0.98 },
 	{ id: 'distance-business-250-4-shared', plan: 'business', n: 4, shared: true, latency: '125', target: 0.98 },
 	{ id: 'distance-business-250j-4-shared', plan: 'business', n: 4, shared: true, latency: '125±25', target: 0.95 },
-	// Today's limiter keeps the strict reading against every service: these rows are its baseline.
+	// Learn (the credential's default) against each way of counting: the plan's rate where the service
+	// allows it; against the strict one, its first send (the 429s that teach it, and its pause).
 	...(['starter', 'business'] as const).flatMap((plan) =>
-		SERVICE_READINGS.map((service) => ({ id: `reading-${plan}-${service}`, plan, n: 1, shared: false, latency: '125±25', service, target: 0.9 })),
+		SERVICE_READINGS.map((service) => ({
+			id: `reading-${plan}-${service}`,
+			plan,
+			n: 1,
+			shared: false,
+			latency: '125±25',
+			service,
+			reading: 'learn' as const,
+			target: service === 'sliding-window' ? 0.85 : 0.98,
+		})),
 	),
 	...DISTANCES.flatMap((d) => [
 		{ id: `distance-starter-${d.rtt}-1-local`, plan: 'starter', n: 1, shared: false, latency: d.each, target: d.target },
@@ -151,8 +168,12 @@ export async function processesRows(url: string, oneCallMs: number): Promise<{ r
 			if (p.latency) await setLatency(url, p.latency);
 			if (p.service) await setService(url, p.service);
 			try {
-				const row = await processesRow(url, p.id, label, pool.slice(0, p.n), p.shared ? ((p.cluster && onCluster) || sharedLimit) : undefined, (offsetBase += 10_000), oneCallMs, p.plan, perProcess);
-				rows.push({ ...row, latency: p.latency ?? null, service: p.service ?? 'sliding-window', target: p.target ?? 0.95 });
+				const limit = p.shared ? (p.cluster && onCluster) || sharedLimit : undefined;
+				const reading = p.reading ?? 'strict';
+				const row = await processesRow(url, p.id, label, pool.slice(0, p.n), limit, (offsetBase += 10_000), oneCallMs, p.plan, perProcess, reading);
+				const service = p.service ?? 'sliding-window';
+				const allowed429 = reading === 'learn' && service === 'sliding-window' ? 2 : 0;
+				rows.push({ ...row, latency: p.latency ?? null, service, reading, allowed429, target: p.target ?? 0.95 });
 			} finally {
 				if (p.latency) await setLatency(url, '0');
 				if (p.service) await setService(url, 'sliding-window');
@@ -183,7 +204,8 @@ export async function processesRow(
 	oneCallMs: number,
 	planName: Plan,
 	perProcess: number,
-): Promise<Omit<ProcessesRow, 'latency' | 'target' | 'service'>> {
+	reading: RateReading = 'strict',
+): Promise<Omit<ProcessesRow, 'latency' | 'target' | 'service' | 'reading' | 'allowed429'>> {
 	const plan = PLANS[planName];
 	const key = keyFor(id);
 	const accountId = await seedAccount(url, [{ key, plan: planName }]);
@@ -198,6 +220,7 @@ export async function processesRow(
 		offset: offset + i * perProcess,
 		tag: `P${i + 1}-`,
 		sharedLimit,
+		reading,
 	}));
 	const armed = await Promise.all(workers.map(async (w, i) => await w.arm(scenarios[i], url)));
 	// Every process is waiting at the barrier: all start at the same Date.now() moment.

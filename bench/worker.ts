@@ -17,6 +17,7 @@ import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } 
 import { mb, peakRss, resetPeakRss, sampleHeapPeak, sampleLiveHeap } from './heapSamplers';
 import { inputItems, MESSAGE, PLANS, TEMPLATE, type Plan } from './lib';
 import { BENCH_NODE_NAME, BenchUserBuild, type UserBuild } from './userBuilds';
+import type { RateReading } from '../nodes/SvcMessaging/transport/rateReading';
 
 export interface NodeScenario {
 	id: string;
@@ -35,6 +36,8 @@ export interface NodeScenario {
 	tag?: string;
 	/** the credential's "Use Redis" (sharedRateLimit), on this Redis */
 	sharedLimit?: SharedLimitSettings;
+	/** the credential's How the Service Counts the Rate; default 'strict' (see credentialsFor) */
+	reading?: RateReading;
 	/** sample the V8 heap during the execution (its peak); costs CPU, so the memory row only */
 	sampleHeap?: boolean;
 	/**
@@ -116,7 +119,9 @@ export type FromWorker =
  * fields of "Use Redis" (sharedRateLimit) (credentials/SvcMessagingApi.credentials.ts).
  */
 export function credentialsFor(scenario: NodeScenario, url: string): { svcMessagingApi: ICredentialDataDecryptedObject } {
-	const api: ICredentialDataDecryptedObject = { baseUrl: url, apiKey: scenario.key, plan: scenario.plan };
+	// The bench's service counts strictly (a sliding window), so its keys are known strict, as a key
+	// that learned it is; the reading rows (processRows.ts) start from Learn.
+	const api: ICredentialDataDecryptedObject = { baseUrl: url, apiKey: scenario.key, plan: scenario.plan, rateLimitReading: scenario.reading ?? 'strict' };
 	if (scenario.sharedLimit) {
 		Object.assign(api, {
 			sharedRateLimit: true,

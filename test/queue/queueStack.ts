@@ -37,6 +37,8 @@ export function sharedLimitCredentials(emulatorUrl: string, redis: { host: strin
 			baseUrl: emulatorUrl,
 			apiKey,
 			plan,
+			// The queue's service counts strictly (a sliding window); these rows hold the strict reading's figures.
+			rateLimitReading: 'strict',
 			webhookSecret: WEBHOOK_SECRET,
 			sharedRateLimit: true,
 			redisHost: redis.host,

@@ -104,7 +104,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		await applySettings(bottleneck, { ...limiterSettings(limits, true), minTime: minTime() });
 	};
 	let lastReadingCheck = Date.now();
-	// The end of this process's latest pause, and when the last slot timed before it may start.
+	// The end of this process's latest pause, and the last start the spacing was kept from.
 	let pausedUntil = 0;
 	let gate = 0;
 	// Shared slots are leases (slotLease.ts), each job under an id of its own.
@@ -157,10 +157,12 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		const waiter = take();
 		if (!waiter) return cluster?.lease.ended();
 		try {
-			// Timed before a pause began: waits it out, then starts at the spacing (no burst at its end).
-			if (pausedUntil > Date.now()) {
-				gate = Math.max(gate + minTime(), pausedUntil);
-				await sleep(gate - Date.now());
+			// Spaced, or timed before a pause began (then waiting it out): never closer than the spacing to
+			// the last start, though Bottleneck's timers fire together after a busy event loop.
+			const now = Date.now();
+			if (!strict || pausedUntil > now) {
+				gate = Math.max(gate + minTime(), pausedUntil, now);
+				if (gate > now) await sleep(gate - now);
 			}
 			const startedAt = Date.now();
 			waiter.start();
