@@ -28,7 +28,7 @@ export interface ProcessesRow {
 	service: RateLimitMode;
 	/** the credential's reading of the rate (Learn in the reading rows, Strict elsewhere) */
 	reading: RateReading;
-	/** the 429s this row may draw: 0, or 2 where Learn meets a service that counts strictly */
+	/** the 429s this row may draw: 0, or 2 at Learn (the bound a send) */
 	allowed429: number;
 	/** the rate this row must reach (share of the plan) */
 	target: number;
@@ -172,7 +172,8 @@ export async function processesRows(url: string, oneCallMs: number): Promise<{ r
 				const reading = p.reading ?? 'strict';
 				const row = await processesRow(url, p.id, label, pool.slice(0, p.n), limit, (offsetBase += 10_000), oneCallMs, p.plan, perProcess, reading);
 				const service = p.service ?? 'sliding-window';
-				const allowed429 = reading === 'learn' && service === 'sliding-window' ? 2 : 0;
+				// Learn: at most 2 × 429 a send (against a strict service: the ones that teach it the strict reading).
+				const allowed429 = reading === 'learn' ? 2 : 0;
 				rows.push({ ...row, latency: p.latency ?? null, service, reading, allowed429, target: p.target ?? 0.95 });
 			} finally {
 				if (p.latency) await setLatency(url, '0');
