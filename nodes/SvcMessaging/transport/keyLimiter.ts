@@ -1,9 +1,10 @@
 import Bottleneck from 'bottleneck';
 import { sleep } from 'n8n-workflow';
 
-import { localPause, type PauseStore } from './keyPause';
+import { liftPauseWhenDue, localPause, stuckPauseCheck, type PauseStore } from './keyPause';
 import { LaneTurns } from './lanes';
 import { limiterSettings, type RateReading } from './rateReading';
+import { onTheGrid, StartGrid } from './startGrid';
 import type { PlanLimits } from './service';
 import { RoundTrips, SLOT_HOLD_MS, type ShrinkRule } from './roundTrips';
 import { applySettings, type ClusterStore } from './sharedLimit';
@@ -19,8 +20,12 @@ export interface KeyLimiter {
 	 * of different lanes take turns, so concurrent executions on one key get an equal share.
 	 */
 	schedule<T>(task: () => Promise<T>, lane?: string): Promise<T>;
-	/** A 429 arrived: hold every request on this key for `waitMs`, then go on a little slower. */
-	penalize(waitMs: number): void;
+	/**
+	 * A 429 arrived for a request started at `startedAt` (Date.now() ms): hold every request on this
+	 * key for `waitMs` and go on a little slower, or (spaced reading) move the start grid. Returns how
+	 * long the refused request itself waits before it goes again (0: the key's pause covers it).
+	 */
+	penalize(waitMs: number, startedAt?: number): number;
 	/** A request succeeded: drift back toward the plan's rate. */
 	recover(): void;
 	readonly limits: PlanLimits;
@@ -49,8 +54,6 @@ export interface LimiterOptions {
 const SLOWDOWN_FACTOR = 1.25;
 const MAX_SLOWDOWN = 2;
 const RECOVERY_PER_SUCCESS = 0.01;
-/** How often a process with waiting requests checks that a shared pause was not left behind. */
-const STUCK_PAUSE_CHECK_MS = 2_000;
 /**
  * How often a process on a shared limit publishes its shrink and reads the key's least: a slot may
  * be taken next by another process, whose way in may be shorter (sharedLimit.ts sharedShrink).
@@ -86,7 +89,10 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	let strict = reading === 'strict' || !!options.learnedStrict;
 	let slowdown = 1;
 	const minTime = () => limiterSettings(limits, strict).minTime * slowdown;
-	const bottleneck = cluster?.bottleneck ?? new Bottleneck(limiterSettings(limits, strict));
+	const bottleneck = cluster?.bottleneck ?? new Bottleneck(limiterSettings(limits, strict, !cluster));
+	// The spaced reading's start times in this process (with a shared limit, Bottleneck's spacing).
+	const grid = cluster ? undefined : new StartGrid(limits.requestsPerSecond);
+	let alignedAt: number | undefined;
 	const pause: PauseStore = cluster ?? localPause();
 	const trips = new RoundTrips(options.shrink);
 	// With a shared limit, the least shrink of every process on the key (0 until this process learns it).
@@ -120,28 +126,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		if (--busy === 0) idleFrom = Date.now();
 	};
 	const take = () => lanes.take();
-	const liftPauseWhenDue = async () => {
-		for (let left = await pause.pauseRemainingMs(); left > 0; left = await pause.pauseRemainingMs()) await sleep(left);
-		await applySettings(bottleneck, { reservoir: null });
-	};
-	// The process that set a shared pause lifts it; should it stop first, a waiting process does.
-	let checking = false;
-	const checkForStuckPause = async () => {
-		if (!cluster || checking) return;
-		checking = true;
-		try {
-			while (lanes.waiting > 0 && !failure) {
-				await sleep(STUCK_PAUSE_CHECK_MS);
-				if ((await bottleneck.currentReservoir()) === 0 && (await pause.pauseRemainingMs()) === 0) {
-					await applySettings(bottleneck, { reservoir: null });
-				}
-			}
-		} catch {
-			// Redis failures reach cluster.onFailure.
-		} finally {
-			checking = false;
-		}
-	};
+	const checkForStuckPause = stuckPauseCheck(bottleneck, pause, () => lanes.waiting > 0 && !failure);
 	cluster?.onFailure((error) => {
 		failure = error;
 		for (let waiter = take(); waiter; waiter = take()) waiter.fail(error);
@@ -159,10 +144,10 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		try {
 			// Spaced, or timed before a pause began (then waiting it out): never closer than the spacing to
 			// the last start, though Bottleneck's timers fire together after a busy event loop.
-			const now = Date.now();
-			if (!strict || pausedUntil > now) {
-				gate = Math.max(gate + minTime(), pausedUntil, now);
-				if (gate > now) await sleep(gate - now);
+			if (!strict && grid) await onTheGrid(grid, pausedUntil);
+			else if (!strict || pausedUntil > Date.now()) {
+				gate = Math.max(gate + minTime(), pausedUntil, Date.now());
+				if (gate > Date.now()) await sleep(gate - Date.now());
 			}
 			const startedAt = Date.now();
 			waiter.start();
@@ -211,8 +196,20 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 				answered();
 			}
 		},
-		penalize(waitMs: number) {
-			if (successor) return void successor().then((next) => next.penalize(waitMs), () => undefined);
+		penalize(waitMs: number, startedAt?: number) {
+			if (successor) {
+				void successor().then((next) => next.penalize(waitMs, startedAt), () => undefined);
+				return waitMs;
+			}
+			if (!strict && grid && startedAt !== undefined) {
+				// Started before the grid last moved: the grid is already answered, the request waits alone.
+				if (alignedAt !== undefined && startedAt < alignedAt) return waitMs;
+				// The first 429 (every one, when the credential fixes the spaced reading): the service's second.
+				if (alignedAt === undefined || reading === 'spaced') {
+					grid.alignTo(startedAt, (alignedAt = Date.now()));
+					return waitMs;
+				}
+			}
 			// A 429 the spaced rate drew: the service counts strictly, and the switch is the answer to it.
 			const learning = !strict && reading === 'learn';
 			if (learning) {
@@ -228,10 +225,11 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 				if (learning) await becomeStrict();
 				await applySettings(bottleneck, { reservoir: 0, minTime: minTime() });
 				await sleep(waitMs);
-				await liftPauseWhenDue();
+				await liftPauseWhenDue(bottleneck, pause);
 			})()
 				.catch(() => undefined)
 				.finally(end);
+			return 0;
 		},
 		recover() {
 			if (successor || slowdown === 1) return;

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { RATE_READING } from './service';
+import { CYCLE_MS, GAP_MS } from './startGrid';
 
 /**
  * How the key's limiter reads "N requests per second" (the credential's How the Service Counts the
@@ -43,10 +44,12 @@ export const forgetLearnedReadings = () => learnedStrict.clear();
  * answer, keyLimiter.ts), starts 0.8 × 1000/N ms apart, so a burst is still spread over the second and
  * slots that came due while the event loop was held (a GC, another workflow) catch up; at exactly
  * 1000/N no start is made up (a 60 ms pause every 5 s cost up to 1.5 % of Business's rate). Spaced:
- * starts exactly 1000/N ms apart, no catching up (N + 1 could then fall in one calendar second), and
- * 2N slots, held only for the answer, so a round trip up to 2 s does not slow it.
+ * 2N slots, held only for the answer (a round trip up to 2 s does not slow it); in one process the
+ * start grid (startGrid.ts) times the starts, Bottleneck only keeps them its spacing apart; with a
+ * shared limit, starts exactly 1000/N ms apart for every process on the key.
  */
-export function limiterSettings(limits: { requestsPerSecond: number }, strict: boolean): { minTime: number; maxConcurrent: number } {
+export function limiterSettings(limits: { requestsPerSecond: number }, strict: boolean, grid = false): { minTime: number; maxConcurrent: number } {
 	const n = limits.requestsPerSecond;
-	return strict ? { minTime: 800 / n, maxConcurrent: n } : { minTime: 1000 / n, maxConcurrent: 2 * n };
+	if (strict) return { minTime: 800 / n, maxConcurrent: n };
+	return { minTime: (grid ? CYCLE_MS - GAP_MS : CYCLE_MS) / n, maxConcurrent: 2 * n };
 }

@@ -138,6 +138,7 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 	let beforeSend = request.beforeSend;
 	let beforeSendError: unknown;
 	for (let attempt = 1; ; attempt++) {
+		let sentAt: number | undefined;
 		const send = async () => {
 			if (beforeSend) {
 				const once = beforeSend;
@@ -147,6 +148,8 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 					throw error;
 				});
 			}
+			// When it left: a 429 tells the spaced reading where the service's second ends (keyLimiter.ts).
+			sentAt = Date.now();
 			return (apiKeyHeaders
 				? await this.helpers.httpRequest({ ...options, headers: { ...apiKeyHeaders } })
 				: await this.helpers.httpRequestWithAuthentication.call(this, credentialType, { ...options, headers: {} }, readAlready)) as IN8nHttpFullResponse;
@@ -191,7 +194,8 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 		}
 		const { statusCode, body, headers } = response;
 		if (statusCode === 429 && limiter && attempt <= MAX_RATE_LIMIT_RETRIES) {
-			limiter.penalize(retryAfterMs(headers as IDataObject, attempt));
+			const waitAlone = limiter.penalize(retryAfterMs(headers as IDataObject, attempt), sentAt);
+			if (waitAlone > 0) await sleep(waitAlone);
 			continue;
 		}
 		if (statusCode >= 500 && idempotent && attempt < MAX_SAFE_RETRIES) {

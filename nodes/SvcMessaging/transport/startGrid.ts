@@ -1,0 +1,67 @@
+/**
+ * The spaced reading's start times in one process (keyLimiter.ts): N starts in each cycle of 1,000 ms,
+ * spread over its first 1000 − GAP_MS ms, then GAP_MS ms with none. A token bucket sees N a second. A
+ * service that counts per calendar second refuses an N + 1st arrival only near the edge of its
+ * second (the arrivals jitter); `alignTo` then moves the gap onto that edge, so that no jitter smaller
+ * than the gap's half less the estimate's error carries a request across it.
+ */
+import { sleep } from 'n8n-workflow';
+
+export const GAP_MS = 200;
+export const CYCLE_MS = 1_000;
+
+export class StartGrid {
+	private phase: number | undefined;
+	/** the next slot: cycle × n + its place in the cycle */
+	private next = 0;
+
+	constructor(private readonly n: number) {}
+
+	get spacingMs(): number {
+		return (CYCLE_MS - GAP_MS) / this.n;
+	}
+
+	private slotTime(slot: number): number {
+		return this.phase! + Math.floor(slot / this.n) * CYCLE_MS + (slot % this.n) * this.spacingMs;
+	}
+
+	/** The first free slot at or after `now` (Date.now() ms), taken. */
+	take(now: number): number {
+		if (this.phase === undefined) this.phase = now;
+		if (this.slotTime(this.next) < now) {
+			const cycle = Math.floor((now - this.phase) / CYCLE_MS);
+			const place = Math.ceil((now - this.phase - cycle * CYCLE_MS) / this.spacingMs);
+			this.next = Math.max(this.next, place >= this.n ? (cycle + 1) * this.n : cycle * this.n + place);
+		}
+		return this.slotTime(this.next++);
+	}
+
+	/**
+	 * A request started at `startedAt` was refused (429): the service's second ends about half a
+	 * spacing after it arrived, so, in start times, half a spacing after `startedAt` (its way in is the
+	 * next requests' too). The gap is centred there, and the next start is the first of a cycle whose
+	 * second (from the edge before it) begins after `now`: no start made before shares its second.
+	 */
+	alignTo(startedAt: number, now: number): void {
+		const edge = startedAt + this.spacingMs / 2;
+		this.phase = edge + GAP_MS / 2;
+		this.next = Math.max(0, Math.ceil((now + GAP_MS / 2 - this.phase) / CYCLE_MS)) * this.n;
+	}
+}
+
+/** Late wake-ups a start tries another slot for before it goes anyway. */
+const LATE_TRIES = 3;
+
+/**
+ * Waits for a slot of `grid` (none before `notBefore`). A timer that fired more than half a spacing
+ * late (a busy event loop fires many at once) takes a later slot instead: several late starts would
+ * arrive together, N + 1 in one of the service's seconds.
+ */
+export async function onTheGrid(grid: StartGrid, notBefore: number): Promise<void> {
+	let at = grid.take(Math.max(Date.now(), notBefore));
+	for (let tries = 0; ; tries++) {
+		if (at > Date.now()) await sleep(at - Date.now());
+		if (Date.now() - at <= grid.spacingMs / 2 || tries === LATE_TRIES) return;
+		at = grid.take(Date.now());
+	}
+}
