@@ -72,7 +72,7 @@ describe('Learn (the default) against a service that counts strictly', () => {
 });
 
 describe('the reading the credential fixes', () => {
-	it('Per Second or Token Bucket: a 429 is waited out (and slows the key a little), the reading stays; every message once', async () => {
+	it('Per Second or Token Bucket: each 429 is waited out by the request it refused, the reading stays; every message once', async () => {
 		const [out] = await executeNode({ parameters: sendParameters(), credentials: starter({ rateLimitReading: 'spaced' }) }, phones(30_000_000, 60));
 		expect(out.filter((item) => item.json.accepted === true)).toHaveLength(60);
 		expect(statuses().filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
