@@ -105,8 +105,11 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	// The spaced reading holds no slot after its answer: its spacing alone keeps N starts a second.
 	const holdMs = () => (strict ? SLOT_HOLD_MS - (cluster ? Math.min(trips.shrinkMs(), clusterShrink) : trips.shrinkMs()) : 0);
 	// From the spaced reading to the strict one, for good: the key's N slots, each held a second.
+	// When this limiter learned the strict reading: 429s of requests started before are answered by it.
+	let strictSince: number | undefined;
 	const becomeStrict = async () => {
 		strict = true;
+		strictSince ??= Date.now();
 		await applySettings(bottleneck, { ...limiterSettings(limits, true), minTime: minTime() });
 	};
 	let lastReadingCheck = Date.now();
@@ -133,8 +136,15 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	});
 	const slot = async (jobId: string, timedSpaced: boolean) => {
 		cluster?.lease.claim(jobId);
-		// Timed under the spaced reading (up to 2N at once), it starts nothing now that the key is strict:
-		// another slot, timed under the strict reading, takes the request instead.
+		// Spaced, or timed before a pause began (then waiting it out): never closer than the spacing to
+		// the last start, though Bottleneck's timers fire together after a busy event loop.
+		if (!strict && grid) await onTheGrid(grid, pausedUntil);
+		else if (!strict || pausedUntil > Date.now()) {
+			gate = Math.max(gate + minTime(), pausedUntil, Date.now());
+			if (gate > Date.now()) await sleep(gate - Date.now());
+		}
+		// Timed under the spaced reading (up to 2N at once), it starts nothing if the key turned strict
+		// meanwhile: another slot, timed under the strict reading, takes the request instead.
 		if (timedSpaced && strict) {
 			cluster?.lease.ended();
 			return addSlot();
@@ -142,13 +152,6 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		const waiter = take();
 		if (!waiter) return cluster?.lease.ended();
 		try {
-			// Spaced, or timed before a pause began (then waiting it out): never closer than the spacing to
-			// the last start, though Bottleneck's timers fire together after a busy event loop.
-			if (!strict && grid) await onTheGrid(grid, pausedUntil);
-			else if (!strict || pausedUntil > Date.now()) {
-				gate = Math.max(gate + minTime(), pausedUntil, Date.now());
-				if (gate > Date.now()) await sleep(gate - Date.now());
-			}
 			const startedAt = Date.now();
 			waiter.start();
 			await waiter.done;
@@ -210,9 +213,12 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 					return waitMs;
 				}
 			}
+			// On its way before the switch to the strict reading: that switch already answers it.
+			if (strictSince !== undefined && startedAt !== undefined && startedAt < strictSince) return waitMs;
 			// A 429 the spaced rate drew: the service counts strictly, and the switch is the answer to it.
 			const learning = !strict && reading === 'learn';
 			if (learning) {
+				strictSince = Date.now();
 				strict = true;
 				options.onLearnedStrict?.();
 			} else slowdown = Math.min(MAX_SLOWDOWN, slowdown * SLOWDOWN_FACTOR);
