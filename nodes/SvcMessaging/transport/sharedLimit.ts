@@ -114,7 +114,8 @@ export async function joinCluster(
 	bottleneck.on('error', (error: unknown) => void fail(error));
 	connection.on('error', (error: unknown) => void fail(error));
 	const setUp = async () => {
-		if (start.learns && !knownStrict && (await client.exists(strictKey))) settings = settingsFor((knownStrict = true));
+		// Unreadable (a Redis user without the key, set up before it existed): not learned; the limit works.
+		if (start.learns && !knownStrict && (await client.exists(strictKey).catch(() => 0))) settings = settingsFor((knownStrict = true));
 		await bottleneck.ready();
 		// Settings persist in Redis: a slowdown left by a process that stopped must not outlive it.
 		await applySettings(bottleneck, settings);
@@ -147,7 +148,7 @@ export async function joinCluster(
 			return Math.max(0, await client.pttl(pauseKey));
 		},
 		async learnedStrict() {
-			return knownStrict || (knownStrict = (await client.exists(strictKey)) > 0);
+			return knownStrict || (knownStrict = (await client.exists(strictKey).catch(() => 0)) > 0);
 		},
 		async learnStrict() {
 			knownStrict = true;
