@@ -75,7 +75,8 @@ interface Waiter {
  * second" (never N + 1 in any 1,000 ms) holds by construction, however the timers ran (a late timer,
  * a busy event loop, several processes). Starts are spaced (`minTime`), so a burst is spread over
  * the second. That is the strict reading (rateReading.ts); the spaced one holds no slot and only
- * spaces the starts 1000/N ms apart, until a 429 teaches it the strict one (`penalize`). A 429's
+ * times the starts (in one process on a start grid, startGrid.ts; with a shared limit 1000/N ms
+ * apart), until a 429 teaches it the strict one (`penalize`). A 429's
  * pause (reservoir 0, and `pausedUntil` for slots already timed) and slowdown (a longer minTime)
  * apply to every slot not yet started.
  *
@@ -88,9 +89,10 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	const { cluster, reading = 'strict' } = options;
 	let strict = reading === 'strict' || !!options.learnedStrict;
 	let slowdown = 1;
-	const minTime = () => limiterSettings(limits, strict).minTime * slowdown;
-	const bottleneck = cluster?.bottleneck ?? new Bottleneck(limiterSettings(limits, strict, !cluster));
 	// The spaced reading's start times in this process (with a shared limit, Bottleneck's spacing).
+	const settings = () => limiterSettings(limits, strict, !cluster);
+	const minTime = () => settings().minTime * slowdown;
+	const bottleneck = cluster?.bottleneck ?? new Bottleneck(settings());
 	const grid = cluster ? undefined : new StartGrid(limits.requestsPerSecond);
 	let alignedAt: number | undefined;
 	const pause: PauseStore = cluster ?? localPause();
@@ -104,13 +106,12 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	};
 	// The spaced reading holds no slot after its answer: its spacing alone keeps N starts a second.
 	const holdMs = () => (strict ? SLOT_HOLD_MS - (cluster ? Math.min(trips.shrinkMs(), clusterShrink) : trips.shrinkMs()) : 0);
-	// From the spaced reading to the strict one, for good: the key's N slots, each held a second.
-	// When this limiter learned the strict reading: 429s of requests started before are answered by it.
+	// From the spaced reading to the strict one, for good; 429s of requests started before are answered by it.
 	let strictSince: number | undefined;
 	const becomeStrict = async () => {
 		strict = true;
 		strictSince ??= Date.now();
-		await applySettings(bottleneck, { ...limiterSettings(limits, true), minTime: minTime() });
+		await applySettings(bottleneck, { ...settings(), minTime: minTime() });
 	};
 	let lastReadingCheck = Date.now();
 	// The end of this process's latest pause, and the last start the spacing was kept from.
@@ -217,18 +218,17 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 			if (strictSince !== undefined && startedAt !== undefined && startedAt < strictSince) return waitMs;
 			// A 429 the spaced rate drew: the service counts strictly, and the switch is the answer to it.
 			const learning = !strict && reading === 'learn';
-			if (learning) {
-				strictSince = Date.now();
-				strict = true;
-				options.onLearnedStrict?.();
-			} else slowdown = Math.min(MAX_SLOWDOWN, slowdown * SLOWDOWN_FACTOR);
+			// becomeStrict sets `strict` before its first await: strict from here, its settings follow.
+			const switched = learning ? becomeStrict() : undefined;
+			if (learning) options.onLearnedStrict?.();
+			else slowdown = Math.min(MAX_SLOWDOWN, slowdown * SLOWDOWN_FACTOR);
 			// An empty reservoir holds every slot not yet timed; those already timed wait in `slot`. When
 			// it is lifted they pass at the (slower) minTime spacing.
 			pausedUntil = Math.max(pausedUntil, Date.now() + waitMs);
 			begin();
 			void (async () => {
 				await pause.extendPause(waitMs);
-				if (learning) await becomeStrict();
+				await switched;
 				await applySettings(bottleneck, { reservoir: 0, minTime: minTime() });
 				await sleep(waitMs);
 				await liftPauseWhenDue(bottleneck, pause);
