@@ -3,53 +3,15 @@ import { sleep } from 'n8n-workflow';
 
 import { liftPauseWhenDue, localPause, stuckPauseCheck, type PauseStore } from './keyPause';
 import { LaneTurns } from './lanes';
-import { limiterSettings, type RateReading } from './rateReading';
+import { limiterSettings } from './rateReading';
+import { ReadingProbe } from './readingProbe';
 import { onTheGrid, StartGrid } from './startGrid';
+import type { KeyLimiter, LimiterOptions, OwnedLimiter } from './limiterTypes';
 import type { PlanLimits } from './service';
-import { RoundTrips, SLOT_HOLD_MS, type ShrinkRule } from './roundTrips';
-import { applySettings, type ClusterStore } from './sharedLimit';
+import { RoundTrips, SLOT_HOLD_MS } from './roundTrips';
+import { applySettings } from './sharedLimit';
 
-/**
- * One limiter per API key, shared by every node and execution in this n8n process (or, with a
- * shared limit, by every process on the key), so that concurrent workflows on the same key
- * together stay within the plan's request rate.
- */
-export interface KeyLimiter {
-	/**
-	 * Runs `task` when the key's rate allows. `lane` names the caller (see lanes.ts): waiting requests
-	 * of different lanes take turns, so concurrent executions on one key get an equal share.
-	 */
-	schedule<T>(task: () => Promise<T>, lane?: string): Promise<T>;
-	/**
-	 * A 429 arrived for a request started at `startedAt` (Date.now() ms): hold every request on this
-	 * key for `waitMs` and go on a little slower, or (spaced reading) move the start grid. Returns how
-	 * long the refused request itself waits before it goes again (0: the key's pause covers it).
-	 */
-	penalize(waitMs: number, startedAt?: number): number;
-	/** A request succeeded: drift back toward the plan's rate. */
-	recover(): void;
-	readonly limits: PlanLimits;
-}
-
-/** What the registry (limiter.ts) needs to let an idle limiter go. */
-export interface OwnedLimiter extends KeyLimiter {
-	/** Since when nothing is queued, held or paused (Date.now() ms); undefined while busy. */
-	idleSince(): number | undefined;
-	/** From now on every call goes to `successor()`: this limiter runs nothing more. */
-	retire(successor: () => Promise<KeyLimiter>): void;
-}
-
-export interface LimiterOptions {
-	cluster?: ClusterStore;
-	/** How much of a slot's hold a round trip may shrink (roundTrips.ts); tests pass other rules. */
-	shrink?: ShrinkRule;
-	/** The credential's reading of the rate (rateReading.ts); 'strict' when not given. */
-	reading?: RateReading;
-	/** Whether the key is already known to count strictly (a 429 seen before, here or in Redis). */
-	learnedStrict?: boolean;
-	/** Called when a 429 of the spaced rate teaches this limiter the strict reading. */
-	onLearnedStrict?: () => void;
-}
+export type { KeyLimiter, LimiterOptions, OwnedLimiter } from './limiterTypes';
 
 const SLOWDOWN_FACTOR = 1.25;
 const MAX_SLOWDOWN = 2;
@@ -65,7 +27,12 @@ interface Waiter {
 	fail: (error: Error) => void;
 	/** settles when the request has its answer (or failed) */
 	done: Promise<void>;
+	/** whether the request is Learn's probe (readingProbe.ts) */
+	probe?: boolean;
 }
+
+/** Whether a task's result is an answer 429 (request.ts's tasks return the full response). */
+const refused = (result: unknown) => (result as { statusCode?: unknown } | undefined)?.statusCode === 429;
 
 /**
  * Bottleneck runs one *slot* per request: a job that starts the request, waits for its answer and
@@ -113,6 +80,19 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		strictSince ??= Date.now();
 		await applySettings(bottleneck, { ...settings(), minTime: minTime() });
 	};
+	// The one switch a 429 teaches (a probe's or any other), and what the key learned.
+	let switched: Promise<void> | undefined;
+	const learnStrict = () => {
+		if (switched) return switched;
+		options.onLearnedStrict?.();
+		return (switched = becomeStrict());
+	};
+	// In one process, Learn tells the readings apart by a probe before it leaves the strict one.
+	const probe = !cluster && !strict && reading === 'learn' ? new ReadingProbe(limits.requestsPerSecond, () => SLOT_HOLD_MS - trips.shrinkMs(), (verdict) => {
+		if (verdict === 'strict') return void learnStrict();
+		const edge = probe!.edgeBefore(Date.now());
+		grid!.alignAt(edge, probe!.placesTaken(edge));
+	}) : undefined;
 	let lastReadingCheck = Date.now();
 	// The end of this process's latest pause, and the last start the spacing was kept from.
 	let pausedUntil = 0;
@@ -137,10 +117,11 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	});
 	const slot = async (jobId: string, timedSpaced: boolean) => {
 		cluster?.lease.claim(jobId);
-		// Spaced, or timed before a pause began (then waiting it out): never closer than the spacing to
-		// the last start, though Bottleneck's timers fire together after a busy event loop.
-		if (!strict && grid) await onTheGrid(grid, pausedUntil);
-		else if (!strict || pausedUntil > Date.now()) {
+		// Learn before its verdict: the probe's turns. Spaced, or timed before a pause began (then waiting
+		// it out): never closer than the spacing to the last start, though Bottleneck's timers fire together.
+		const turn = probe?.gates(Date.now()) ? await probe.turn() : undefined;
+		if (!turn && !strict && grid) await onTheGrid(grid, pausedUntil);
+		else if ((!turn && !strict) || pausedUntil > Date.now()) {
 			gate = Math.max(gate + minTime(), pausedUntil, Date.now());
 			if (gate > Date.now()) await sleep(gate - Date.now());
 		}
@@ -151,12 +132,17 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 			return addSlot();
 		}
 		const waiter = take();
-		if (!waiter) return cluster?.lease.ended();
+		if (!waiter) {
+			if (turn?.probe) probe!.answered(undefined);
+			return cluster?.lease.ended();
+		}
 		try {
 			const startedAt = Date.now();
+			waiter.probe = turn?.probe;
 			waiter.start();
 			await waiter.done;
 			trips.record(Date.now() - startedAt);
+			if (turn) probe!.ledger.answer(turn.start);
 			if (cluster && trips.warm && Date.now() - lastShare >= SHARE_EVERY_MS) shareShrink().catch(() => undefined);
 			// Another process on the key may have learned the strict reading.
 			if (cluster && !strict && reading === 'learn' && Date.now() - lastReadingCheck >= SHARE_EVERY_MS) {
@@ -189,14 +175,17 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 			if (successor) return await (await successor()).schedule(task, lane);
 			if (failure) throw failure;
 			let answered = () => {};
-			const done = new Promise<void>((resolve) => (answered = resolve));
-			const started = new Promise<void>((start, fail) => lanes.add(lane, { start, fail, done }));
+			const waiter = { done: new Promise<void>((resolve) => (answered = resolve)) } as Waiter;
+			const started = new Promise<void>((start, fail) => lanes.add(lane, Object.assign(waiter, { start, fail })));
 			addSlot();
 			if (cluster) void checkForStuckPause();
 			await started;
+			let result: { answer: T } | undefined;
 			try {
-				return await task();
+				result = { answer: await task() };
+				return result.answer;
 			} finally {
+				if (waiter.probe) probe!.answered(result && refused(result.answer));
 				answered();
 			}
 		},
@@ -205,7 +194,12 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 				void successor().then((next) => next.penalize(waitMs, startedAt), () => undefined);
 				return waitMs;
 			}
-			if (!strict && grid && startedAt !== undefined) {
+			// A refused probe already told the probe what it knows: it waits alone.
+			if (probe?.claimRefusal()) return waitMs;
+			// The probe found the service's second: a 429 now is a request late on its way (a busy event
+			// loop), which waits alone, unless another came shortly before it (then the probe misjudged).
+			if (!strict && probe?.verdict === 'spaced' && !probe.refusedAgain(Date.now())) return waitMs;
+			if (!strict && grid && startedAt !== undefined && !probe?.deciding) {
 				// Started before the grid last moved: the grid is already answered, the request waits alone.
 				if (alignedAt !== undefined && startedAt < alignedAt) return waitMs;
 				// The first 429 (every one, when the credential fixes the spaced reading): the service's second.
@@ -219,9 +213,9 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 			// A 429 the spaced rate drew: the service counts strictly, and the switch is the answer to it.
 			const learning = !strict && reading === 'learn';
 			// becomeStrict sets `strict` before its first await: strict from here, its settings follow.
-			const switched = learning ? becomeStrict() : undefined;
-			if (learning) options.onLearnedStrict?.();
+			if (learning) void learnStrict();
 			else slowdown = Math.min(MAX_SLOWDOWN, slowdown * SLOWDOWN_FACTOR);
+			probe?.decide('strict');
 			// An empty reservoir holds every slot not yet timed; those already timed wait in `slot`. When
 			// it is lifted they pass at the (slower) minTime spacing.
 			pausedUntil = Math.max(pausedUntil, Date.now() + waitMs);

@@ -22,6 +22,12 @@ export const SERVICE = {
 export const RATE_READING = {
 	default: 'learn',
 	strictKeptMs: 30 * 24 * 60 * 60_000,
+	/**
+	 * Where a service that counts per second begins its seconds, in ms past a whole second of this
+	 * machine's clock (both keep UTC): its second is the calendar second. A probe refused there moves
+	 * the estimate (readingProbe.ts).
+	 */
+	secondEdgeMs: 0,
 } as const;
 
 export type PlanName = 'free' | 'starter' | 'business' | 'enterprise';

@@ -14,26 +14,50 @@ export class StartGrid {
 	private phase: number | undefined;
 	/** the next slot: cycle × n + its place in the cycle */
 	private next = 0;
+	/** places of a cycle already taken by starts made before the grid (alignAt), by cycle */
+	private taken = new Map<number, number>();
 
-	constructor(private readonly n: number) {}
+	/** N starts in the first `busyMs` of each `cycleMs` (other than the spaced reading's: readingProbe.ts). */
+	constructor(
+		private readonly n: number,
+		private readonly cycleMs = CYCLE_MS,
+		private readonly busyMs = CYCLE_MS - GAP_MS,
+	) {}
 
 	get spacingMs(): number {
-		return (CYCLE_MS - GAP_MS) / this.n;
+		return this.busyMs / this.n;
 	}
 
 	private slotTime(slot: number): number {
-		return this.phase! + Math.floor(slot / this.n) * CYCLE_MS + (slot % this.n) * this.spacingMs;
+		return this.phase! + Math.floor(slot / this.n) * this.cycleMs + (slot % this.n) * this.spacingMs;
 	}
 
 	/** The first free slot at or after `now` (Date.now() ms), taken. */
 	take(now: number): number {
 		if (this.phase === undefined) this.phase = now;
 		if (this.slotTime(this.next) < now) {
-			const cycle = Math.floor((now - this.phase) / CYCLE_MS);
-			const place = Math.ceil((now - this.phase - cycle * CYCLE_MS) / this.spacingMs);
+			const cycle = Math.floor((now - this.phase) / this.cycleMs);
+			const place = Math.ceil((now - this.phase - cycle * this.cycleMs) / this.spacingMs);
 			this.next = Math.max(this.next, place >= this.n ? (cycle + 1) * this.n : cycle * this.n + place);
 		}
+		for (;;) {
+			const cycle = Math.floor(this.next / this.n);
+			const taken = this.taken.get(cycle) ?? 0;
+			if (this.next % this.n >= taken) break;
+			this.next = taken >= this.n ? (cycle + 1) * this.n : cycle * this.n + taken;
+		}
 		return this.slotTime(this.next++);
+	}
+
+	/**
+	 * The service's second begins at `edge` (in start times: a start then arrives as it begins): the
+	 * gap is centred there, and `taken` (by seconds after `edge`) says how many places of each second
+	 * starts made before already hold.
+	 */
+	alignAt(edge: number, taken: Map<number, number>): void {
+		this.phase = edge + GAP_MS / 2;
+		this.next = 0;
+		this.taken = taken;
 	}
 
 	/**
@@ -46,6 +70,7 @@ export class StartGrid {
 		const edge = startedAt + this.spacingMs / 2;
 		this.phase = edge + GAP_MS / 2;
 		this.next = Math.max(0, Math.ceil((now + GAP_MS / 2 - this.phase) / CYCLE_MS)) * this.n;
+		this.taken = new Map();
 	}
 }
 
