@@ -1,9 +1,10 @@
 /**
  * How the limiter reads "N requests per second" (the credential's How the Service Counts the Rate):
- * Learn starts at the plan's rate, spaced, and keeps the strict reading for the key once the service
- * answers 429 — in this process, and through Redis in every process on the key. Against the emulator
- * 20 ± 10 ms away each way (so arrivals jitter as on a real network), counted at the emulator:
- * requests, 429s, messages. The rates themselves are `npm run bench`'s reading rows.
+ * Learn, in one process, keeps the strict reading until a probe tells the service's count (the
+ * plan's rate, spaced, where it counts per second or by a token bucket; strict for the key once two
+ * probes are refused — in this process, and through Redis in every process on the key). Against the
+ * emulator 20 ± 10 ms away each way (so arrivals jitter as on a real network), counted at the
+ * emulator: requests, 429s, messages. The rates themselves are `npm run bench`'s reading rows.
  */
 import { SEED_KEYS } from '../emulator';
 import { apiKeyCredentials, type SharedLimitRedis } from '../helpers/credentials';
@@ -38,12 +39,10 @@ const learnedHere = () => learnedStrictHere(digest(`${emu.url}\u0000${SEED_KEYS.
 const messagesOnce = () => new Set(emu.control.messages().map((m) => m.phoneNumber)).size;
 
 describe('Learn (the default) against a service that counts strictly', () => {
-	it('draws a few 429s (the first moves its start grid, the next teaches it; requests already on their way may draw one more), keeps the strict reading from then on, and the next send on the key draws none', async () => {
-		const first = await send(starter(), 10_000_000, 80);
-		expect(first.filter((item) => item.json.accepted === true)).toHaveLength(80);
-		const refused = statuses().filter((s) => s === 429).length;
-		expect(refused).toBeGreaterThanOrEqual(1);
-		expect(refused).toBeLessThanOrEqual(4);
+	it('draws two 429s (its probes), keeps the strict reading from then on, and the next send on the key draws none', async () => {
+		const first = await send(starter(), 10_000_000, 140);
+		expect(first.filter((item) => item.json.accepted === true)).toHaveLength(140);
+		expect(statuses().filter((s) => s === 429)).toHaveLength(2);
 		expect(learnedHere()).toBe(true);
 		// After the last 429 (its answer came back within 2 × 30 ms), never N + 1 in any 1,000 ms.
 		const log = sendsAt(emu);
@@ -54,7 +53,7 @@ describe('Learn (the default) against a service that counts strictly', () => {
 		const second = await send(starter(), 11_000_000, 60);
 		expect(second.filter((item) => item.json.accepted === true)).toHaveLength(60);
 		expect(statuses()).toEqual(Array(60).fill(202));
-		expect(messagesOnce()).toBe(140);
+		expect(messagesOnce()).toBe(200);
 	}, 60_000);
 
 	it('through Redis: a process that starts after another learned it keeps the strict reading from its first request', async () => {
@@ -87,13 +86,18 @@ describe('the reading the credential fixes', () => {
 	}, 60_000);
 });
 
-describe('Learn against a service that counts by a token bucket', () => {
-	it('keeps the plan\'s rate: no 429, and the spaced reading is not given up', async () => {
-		emu.control.setRateLimitMode('token-bucket');
-		await send(starter(), 50_000_000, 60);
-		await send(starter(), 51_000_000, 60);
-		expect(statuses()).toEqual(Array(120).fill(202));
-		expect(learnedHere()).toBe(false);
-		emu.control.setRateLimitMode('sliding-window');
-	}, 60_000);
+describe('Learn against services that allow the plan\'s rate spaced', () => {
+	for (const mode of ['token-bucket', 'fixed-second'] as const) {
+		it(`${mode}: the plan's rate spaced after the probe, and the strict reading is not learned`, async () => {
+			emu.control.setRateLimitMode(mode);
+			await send(starter(), 50_000_000, 100);
+			await send(starter(), 51_000_000, 60);
+			// Spaced at the plan's rate, a start the event loop held (a loaded machine) can cross the edge
+			// of the service's second: one such 429 is waited out alone; the probe itself draws none.
+			expect(statuses().filter((s) => s === 429).length).toBeLessThanOrEqual(1);
+			expect(statuses().filter((s) => s === 202)).toHaveLength(160);
+			expect(learnedHere()).toBe(false);
+			expect(messagesOnce()).toBe(160);
+		}, 60_000);
+	}
 });

@@ -196,9 +196,11 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 			}
 			// A refused probe already told the probe what it knows: it waits alone.
 			if (probe?.claimRefusal()) return waitMs;
-			// The probe found the service's second: a 429 now is a request late on its way (a busy event
-			// loop), which waits alone, unless another came shortly before it (then the probe misjudged).
-			if (!strict && probe?.verdict === 'spaced' && !probe.refusedAgain(Date.now())) return waitMs;
+			// The probe found the service's second: a 429 of a cycle's last starts is a request late on its
+			// way (a busy event loop), which waits alone, unless another came shortly before (then the probe
+			// misjudged); any other 429 moves the grid onto the edge it shows (below).
+			const late = probe?.verdict === 'spaced' && startedAt !== undefined && grid!.nearGap(startedAt);
+			if (!strict && late && !probe!.refusedAgain(Date.now())) return waitMs;
 			if (!strict && grid && startedAt !== undefined && !probe?.deciding) {
 				// Started before the grid last moved: the grid is already answered, the request waits alone.
 				if (alignedAt !== undefined && startedAt < alignedAt) return waitMs;

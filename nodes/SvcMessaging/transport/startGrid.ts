@@ -9,6 +9,8 @@ import { sleep } from 'n8n-workflow';
 
 export const GAP_MS = 200;
 export const CYCLE_MS = 1_000;
+/** How late a start at the end of a cycle may reach the service (a busy event loop, a GC). */
+const LATE_START_MS = 150;
 
 export class StartGrid {
 	private phase: number | undefined;
@@ -58,6 +60,16 @@ export class StartGrid {
 		this.phase = edge + GAP_MS / 2;
 		this.next = 0;
 		this.taken = taken;
+	}
+
+	/**
+	 * Whether a start at `at` was among the last of its cycle (or in the gap): a 429 of it came late on
+	 * its way (a busy event loop) across an edge the gap sits on, rather than from a misplaced gap.
+	 */
+	nearGap(at: number): boolean {
+		if (this.phase === undefined) return false;
+		const place = (((at - this.phase) % this.cycleMs) + this.cycleMs) % this.cycleMs;
+		return place >= this.busyMs - LATE_START_MS;
 	}
 
 	/**
