@@ -63,3 +63,37 @@ it.each([0, 137, 420, 799, 950])('alignTo a refusal at %i ms into a cycle: the g
 		expect(CYCLE_MS - intoSecond).toBeGreaterThanOrEqual(GAP_MS / 2 - 1e-9);
 	}
 });
+
+it('a longer cycle with a shorter busy part (Learn before its verdict): N starts in busyMs, then a gap to cycleMs', () => {
+	const grid = new StartGrid(N, 1_150, 700);
+	const starts = Array.from({ length: 2 * N + 1 }, () => grid.take(0));
+	expect(starts[N - 1]).toBeCloseTo(700 - 700 / N);
+	expect(starts[N]).toBe(1_150);
+	// Start k and start k + N are a cycle apart: more than a second, so no N + 1 in any 1,000 ms.
+	for (let k = 0; k + N < starts.length; k++) expect(starts[k + N] - starts[k]).toBeCloseTo(1_150);
+});
+
+it('alignAt: the gap centred on the given edge, and the places starts made before already hold left free in their seconds', () => {
+	const grid = new StartGrid(N);
+	// The service's second began at 1,000; 15 starts already made may arrive in it, 3 in the next one.
+	grid.alignAt(1_000, new Map([[0, 15], [1, 3]]));
+	const starts = Array.from({ length: 2 * N }, () => grid.take(1_050));
+	expect(starts[0]).toBeGreaterThanOrEqual(1_000 + GAP_MS / 2);
+	const inSecond = (k: number) => starts.filter((t) => t >= 1_000 + k * CYCLE_MS && t < 2_000 + k * CYCLE_MS).length;
+	expect(inSecond(0)).toBe(N - 15);
+	expect(inSecond(1)).toBe(N - 3);
+	expect(inSecond(2)).toBe(2 * N - (N - 15) - (N - 3));
+	// No start within GAP_MS / 2 of an edge.
+	for (const t of starts) expect(Math.min((t - 1_000) % CYCLE_MS, CYCLE_MS - ((t - 1_000) % CYCLE_MS))).toBeGreaterThanOrEqual(GAP_MS / 2 - 1e-9);
+});
+
+it('nearGap: a start among the last 150 ms of a busy part, or in the gap, is near it; one earlier in the cycle is not', () => {
+	const grid = new StartGrid(N);
+	grid.take(0);
+	expect(grid.nearGap(100)).toBe(false);
+	expect(grid.nearGap(640)).toBe(false);
+	expect(grid.nearGap(700)).toBe(true);
+	expect(grid.nearGap(900)).toBe(true);
+	expect(grid.nearGap(1_100)).toBe(false);
+	expect(grid.nearGap(1_760)).toBe(true);
+});
