@@ -3,7 +3,7 @@
  * 1,000 ms in its first 1000 − GAP_MS, never a slot twice, and after `alignTo` no second of the
  * service (from the estimated edge) holds more than N starts, those made before the move included.
  */
-import { CYCLE_MS, GAP_MS, StartGrid } from '../../nodes/SvcMessaging/transport/startGrid';
+import { ALIGN_LEAD_MS, CYCLE_MS, GAP_MS, StartGrid } from '../../nodes/SvcMessaging/transport/startGrid';
 
 const N = 20;
 const spacing = (CYCLE_MS - GAP_MS) / N;
@@ -73,27 +73,31 @@ it('a longer cycle with a shorter busy part (Learn before its verdict): N starts
 	for (let k = 0; k + N < starts.length; k++) expect(starts[k + N] - starts[k]).toBeCloseTo(1_150);
 });
 
-it('alignAt: the gap centred on the given edge, and the places starts made before already hold left free in their seconds', () => {
+it('alignAt: cycles begin ALIGN_LEAD_MS after the given edge (the rest of the gap before the next), and the places starts made before already hold are left free in their seconds', () => {
 	const grid = new StartGrid(N);
 	// The service's second began at 1,000; 15 starts already made may arrive in it, 3 in the next one.
 	grid.alignAt(1_000, new Map([[0, 15], [1, 3]]));
 	const starts = Array.from({ length: 2 * N }, () => grid.take(1_050));
-	expect(starts[0]).toBeGreaterThanOrEqual(1_000 + GAP_MS / 2);
+	expect(starts[0]).toBeGreaterThanOrEqual(1_000 + ALIGN_LEAD_MS);
 	const inSecond = (k: number) => starts.filter((t) => t >= 1_000 + k * CYCLE_MS && t < 2_000 + k * CYCLE_MS).length;
 	expect(inSecond(0)).toBe(N - 15);
 	expect(inSecond(1)).toBe(N - 3);
 	expect(inSecond(2)).toBe(2 * N - (N - 15) - (N - 3));
-	// No start within GAP_MS / 2 of an edge.
-	for (const t of starts) expect(Math.min((t - 1_000) % CYCLE_MS, CYCLE_MS - ((t - 1_000) % CYCLE_MS))).toBeGreaterThanOrEqual(GAP_MS / 2 - 1e-9);
+	// No start within ALIGN_LEAD_MS after an edge, or within GAP_MS − ALIGN_LEAD_MS before one.
+	for (const t of starts) {
+		expect((t - 1_000) % CYCLE_MS).toBeGreaterThanOrEqual(ALIGN_LEAD_MS - 1e-9);
+		expect(CYCLE_MS - ((t - 1_000) % CYCLE_MS)).toBeGreaterThanOrEqual(GAP_MS - ALIGN_LEAD_MS - 1e-9);
+	}
 });
 
 it('nearGap: a start among the last 150 ms of a busy part, or in the gap, is near it; one earlier in the cycle is not', () => {
 	const grid = new StartGrid(N);
 	grid.take(0);
 	expect(grid.nearGap(100)).toBe(false);
-	expect(grid.nearGap(640)).toBe(false);
-	expect(grid.nearGap(700)).toBe(true);
-	expect(grid.nearGap(900)).toBe(true);
+	const busy = CYCLE_MS - GAP_MS;
+	expect(grid.nearGap(busy - 160)).toBe(false);
+	expect(grid.nearGap(busy - 100)).toBe(true);
+	expect(grid.nearGap(busy + 100)).toBe(true);
 	expect(grid.nearGap(1_100)).toBe(false);
-	expect(grid.nearGap(1_760)).toBe(true);
+	expect(grid.nearGap(1_000 + busy - 40)).toBe(true);
 });

@@ -45,12 +45,17 @@ export const forgetLearnedReadings = () => learnedStrict.clear();
  * slots that came due while the event loop was held (a GC, another workflow) catch up; at exactly
  * 1000/N no start is made up (a 60 ms pause every 5 s cost up to 1.5 % of Business's rate). Spaced:
  * 2N slots, held only for the answer (a round trip up to 2 s does not slow it); in one process the
- * start grids (startGrid.ts, readingProbe.ts) time the starts, and Bottleneck hands slots out at
- * half their spacing, never slower than they; with a shared limit, starts exactly 1000/N ms apart
- * for every process on the key.
+ * start grid (startGrid.ts) times the starts, Bottleneck only keeps them its spacing apart (half of
+ * it while Learn decides: readingProbe.ts's bursts are denser); with a shared limit, starts exactly
+ * 1000/N ms apart for every process on the key.
  */
-export function limiterSettings(limits: { requestsPerSecond: number }, strict: boolean, grid = false): { minTime: number; maxConcurrent: number } {
+export function limiterSettings(
+	limits: { requestsPerSecond: number },
+	strict: boolean,
+	grid = false,
+	deciding = false,
+): { minTime: number; maxConcurrent: number } {
 	const n = limits.requestsPerSecond;
 	if (strict) return { minTime: 800 / n, maxConcurrent: n };
-	return { minTime: (grid ? (CYCLE_MS - GAP_MS) / 2 : CYCLE_MS) / n, maxConcurrent: 2 * n };
+	return { minTime: (grid ? (CYCLE_MS - GAP_MS) / (deciding ? 2 : 1) : CYCLE_MS) / n, maxConcurrent: 2 * n };
 }

@@ -189,7 +189,7 @@ export class ReadingProbe {
 
 	/** Where the current second of the service begins, in start times (at or before `now`). */
 	edgeBefore(now: number): number {
-		const edge = this.edgePhase - this.ledger.wayInMs();
+		const edge = this.edgePhase - this.ledger.leastWayInMs();
 		return now - modulo(now - edge, CYCLE_MS);
 	}
 

@@ -7,10 +7,12 @@
  */
 import { sleep } from 'n8n-workflow';
 
-export const GAP_MS = 200;
+export const GAP_MS = 300;
 export const CYCLE_MS = 1_000;
 /** How late a start at the end of a cycle may reach the service (a busy event loop, a GC). */
 const LATE_START_MS = 150;
+/** alignAt: the part of the gap before a cycle's first start (the rest is left for late arrivals). */
+export const ALIGN_LEAD_MS = GAP_MS / 4;
 
 export class StartGrid {
 	private phase: number | undefined;
@@ -52,14 +54,21 @@ export class StartGrid {
 	}
 
 	/**
-	 * The service's second begins at `edge` (in start times: a start then arrives as it begins): the
-	 * gap is centred there, and `taken` (by seconds after `edge`) says how many places of each second
-	 * starts made before already hold.
+	 * The service's second begins at `edge` (in start times: a start then arrives no earlier than it
+	 * begins): a cycle's first start ALIGN_LEAD_MS after it, so the gap leaves its last ones the rest
+	 * of the gap to arrive late (a busy event loop only delays), and `taken` (by seconds after `edge`)
+	 * says how many places of each second starts made before already hold.
 	 */
 	alignAt(edge: number, taken: Map<number, number>): void {
-		this.phase = edge + GAP_MS / 2;
+		this.phase = edge + ALIGN_LEAD_MS;
 		this.next = 0;
 		this.taken = taken;
+	}
+
+	/** Whether a start due at `at` (a slot's time), made at `now`, is still in its cycle's busy part. */
+	inBusyPart(at: number, now: number): boolean {
+		const cycleStart = this.phase! + Math.floor((at - this.phase!) / this.cycleMs) * this.cycleMs;
+		return now < cycleStart + this.busyMs;
 	}
 
 	/**
@@ -90,15 +99,15 @@ export class StartGrid {
 const LATE_TRIES = 3;
 
 /**
- * Waits for a slot of `grid` (none before `notBefore`). A timer that fired more than half a spacing
- * late (a busy event loop fires many at once) takes a later slot instead: several late starts would
- * arrive together, N + 1 in one of the service's seconds.
+ * Waits for a slot of `grid` (none before `notBefore`). A timer that fired late (a busy event loop
+ * fires many at once) still starts in its cycle's busy part, whose second holds its place; one that
+ * would start in the gap takes a later slot instead: it could arrive in the next second, N + 1 there.
  */
 export async function onTheGrid(grid: StartGrid, notBefore: number): Promise<void> {
 	let at = grid.take(Math.max(Date.now(), notBefore));
 	for (let tries = 0; ; tries++) {
 		if (at > Date.now()) await sleep(at - Date.now());
-		if (Date.now() - at <= grid.spacingMs / 2 || tries === LATE_TRIES) return;
+		if (grid.inBusyPart(at, Date.now()) || tries === LATE_TRIES) return;
 		at = grid.take(Date.now());
 	}
 }

@@ -48,6 +48,11 @@ export class StartLedger {
 		return Math.max(...this.trips) - Math.min(...this.trips) + SAFETY_MS;
 	}
 
+	/** The least way in: half the least round trip (a start arrives no earlier). */
+	leastWayInMs(): number {
+		return Math.min(...this.trips) / 2;
+	}
+
 	/** The way in, half a round trip (the middle of those seen). */
 	wayInMs(): number {
 		return (Math.min(...this.trips) + Math.max(...this.trips)) / 4;
