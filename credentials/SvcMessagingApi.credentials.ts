@@ -170,12 +170,12 @@ export class SvcMessagingApi implements ICredentialType {
 			type: 'options',
 			default: 'learn',
 			description: 'How the node reads "N requests per second", which the service\'s documentation leaves open',
-			hint: 'Keep Learn unless you know: the node sends at the plan\'s full rate and, at the first 429 Too Many Requests, keeps the strict reading for this key from then on (remembered, in Redis too).',
+			hint: 'Keep Learn unless you know: the node tests the service with one early request, then sends at the plan\'s full rate where the service allows it, or keeps the strict reading for this key (remembered, in Redis too; two 429 Too Many Requests at most).',
 			options: [
 				{
-					name: 'Learn (Plan\'s Rate Until the Service Refuses One)',
+					name: 'Learn (Plan\'s Rate Where the Service Allows It)',
 					value: 'learn',
-					description: 'N requests spaced over each second; after a 429, never N + 1 in any 1,000 ms for this key',
+					description: 'Strict until one early request shows how the service counts: then N requests spaced over each second, or never N + 1 in any 1,000 ms for this key',
 				},
 				{
 					name: 'Per Second or Token Bucket (Plan\'s Rate)',
