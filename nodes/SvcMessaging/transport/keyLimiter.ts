@@ -56,10 +56,16 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	const { cluster, reading = 'strict' } = options;
 	let strict = reading === 'strict' || !!options.learnedStrict;
 	let slowdown = 1;
+	// In one process, Learn tells the readings apart by a probe before it leaves the strict one.
+	const probe = !cluster && !strict && reading === 'learn' ? new ReadingProbe(limits.requestsPerSecond, () => SLOT_HOLD_MS - trips.shrinkMs(), (verdict) => {
+		if (verdict === 'strict') return void learnStrict();
+		const edge = probe!.edgeBefore(Date.now());
+		grid!.alignAt(edge, probe!.placesTaken(edge));
+		applySettings(bottleneck, { minTime: minTime() }).catch(() => undefined);
+	}) : undefined;
 	// The spaced reading's start times in this process (with a shared limit, Bottleneck's spacing);
 	// until Learn's verdict, the probe's grid, whose bursts are denser.
-	let deciding = !cluster && !strict && reading === 'learn';
-	const settings = () => limiterSettings(limits, strict, !cluster, deciding);
+	const settings = () => limiterSettings(limits, strict, !cluster, probe?.deciding);
 	const minTime = () => settings().minTime * slowdown;
 	const bottleneck = cluster?.bottleneck ?? new Bottleneck(settings());
 	const grid = cluster ? undefined : new StartGrid(limits.requestsPerSecond);
@@ -89,14 +95,6 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		options.onLearnedStrict?.();
 		return (switched = becomeStrict());
 	};
-	// In one process, Learn tells the readings apart by a probe before it leaves the strict one.
-	const probe = !cluster && !strict && reading === 'learn' ? new ReadingProbe(limits.requestsPerSecond, () => SLOT_HOLD_MS - trips.shrinkMs(), (verdict) => {
-		deciding = false;
-		if (verdict === 'strict') return void learnStrict();
-		const edge = probe!.edgeBefore(Date.now());
-		grid!.alignAt(edge, probe!.placesTaken(edge));
-		applySettings(bottleneck, { minTime: minTime() }).catch(() => undefined);
-	}) : undefined;
 	let lastReadingCheck = Date.now();
 	// The end of this process's latest pause, and the last start the spacing was kept from.
 	let pausedUntil = 0;

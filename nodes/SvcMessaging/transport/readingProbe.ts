@@ -17,7 +17,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { RATE_READING } from './service';
-import { CYCLE_MS, StartGrid } from './startGrid';
+import { CYCLE_MS, modulo, StartGrid } from './startGrid';
 import { SAFETY_MS, StartLedger, type Start } from './startLedger';
 
 /** Answers before a probe (the round trips' spread and way in are read from them). */
@@ -46,8 +46,6 @@ interface Probe {
 	oldest: number;
 	before: number;
 }
-
-const modulo = (value: number, by: number) => ((value % by) + by) % by;
 
 export class ReadingProbe {
 	/** The starts made until the verdict (and after a strict one, while it settles), and their answers. */

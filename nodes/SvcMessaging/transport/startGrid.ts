@@ -9,6 +9,8 @@ import { sleep } from 'n8n-workflow';
 
 export const GAP_MS = 300;
 export const CYCLE_MS = 1_000;
+/** `value` mod `by`, in [0, by) for negative values too. */
+export const modulo = (value: number, by: number) => ((value % by) + by) % by;
 /** How late a start at the end of a cycle may reach the service (a busy event loop, a GC). */
 const LATE_START_MS = 150;
 /** alignAt: the part of the gap before a cycle's first start (the rest is left for late arrivals). */
@@ -77,7 +79,7 @@ export class StartGrid {
 	 */
 	nearGap(at: number): boolean {
 		if (this.phase === undefined) return false;
-		const place = (((at - this.phase) % this.cycleMs) + this.cycleMs) % this.cycleMs;
+		const place = modulo(at - this.phase, this.cycleMs);
 		return place >= this.busyMs - LATE_START_MS;
 	}
 
