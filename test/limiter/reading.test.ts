@@ -39,10 +39,14 @@ const learnedHere = () => learnedStrictHere(digest(`${emu.url}\u0000${SEED_KEYS.
 const messagesOnce = () => new Set(emu.control.messages().map((m) => m.phoneNumber)).size;
 
 describe('Learn (the default) against a service that counts strictly', () => {
-	it('draws two 429s (its probes), keeps the strict reading from then on, and the next send on the key draws none', async () => {
+	it('draws one or two 429s (its probes), keeps the strict reading from then on, and the next send on the key draws none', async () => {
 		const first = await send(starter(), 10_000_000, 140);
 		expect(first.filter((item) => item.json.accepted === true)).toHaveLength(140);
-		expect(statuses().filter((s) => s === 429)).toHaveLength(2);
+		// Two refused probes, or one when the second finds no place within seconds (a loaded machine's
+		// starts come too far apart to make one): strict either way.
+		const refused = statuses().filter((s) => s === 429).length;
+		expect(refused).toBeGreaterThanOrEqual(1);
+		expect(refused).toBeLessThanOrEqual(2);
 		expect(learnedHere()).toBe(true);
 		// After the last 429 (its answer came back within 2 × 30 ms), never N + 1 in any 1,000 ms.
 		const log = sendsAt(emu);
