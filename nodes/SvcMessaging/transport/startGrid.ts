@@ -69,8 +69,12 @@ export class StartGrid {
 
 	/** Whether a start due at `at` (a slot's time), made at `now`, is still in its cycle's busy part. */
 	inBusyPart(at: number, now: number): boolean {
-		const cycleStart = this.phase! + Math.floor((at - this.phase!) / this.cycleMs) * this.cycleMs;
-		return now < cycleStart + this.busyMs;
+		return this.placeInCycle(at) + (now - at) < this.busyMs;
+	}
+
+	/** How far into its cycle a time `at` falls (0 before the grid's first slot). */
+	private placeInCycle(at: number): number {
+		return this.phase === undefined ? 0 : modulo(at - this.phase, this.cycleMs);
 	}
 
 	/**
@@ -78,9 +82,7 @@ export class StartGrid {
 	 * its way (a busy event loop) across an edge the gap sits on, rather than from a misplaced gap.
 	 */
 	nearGap(at: number): boolean {
-		if (this.phase === undefined) return false;
-		const place = modulo(at - this.phase, this.cycleMs);
-		return place >= this.busyMs - LATE_START_MS;
+		return this.phase !== undefined && this.placeInCycle(at) >= this.busyMs - LATE_START_MS;
 	}
 
 	/**
