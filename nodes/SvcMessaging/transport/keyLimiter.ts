@@ -1,4 +1,4 @@
-import Bottleneck from 'bottleneck';
+import Bottleneck from '../platform/bottleneck';
 import { sleep } from 'n8n-workflow';
 
 import { liftPauseWhenDue, localPause, stuckPauseCheck, type PauseStore } from './keyPause';

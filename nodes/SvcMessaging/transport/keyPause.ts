@@ -1,4 +1,4 @@
-import type Bottleneck from 'bottleneck';
+import type Bottleneck from '../platform/bottleneck';
 import { sleep } from 'n8n-workflow';
 
 import { applySettings } from './sharedLimit';

@@ -1,4 +1,4 @@
-import Bottleneck from 'bottleneck';
+import Bottleneck from '../platform/bottleneck';
 import { randomBytes } from 'crypto';
 
 import {
