@@ -65,6 +65,8 @@ module.exports = {
 				'<rootDir>/test/editor/',
 				'<rootDir>/test/adversarial/',
 				'<rootDir>/test/packages/',
+				// The Cloud edition's tests run in jest.cloud.config.js (npm run test:cloud), over its seams.
+				'<rootDir>/test/cloud/',
 				...PROCESSES.map((file) => `<rootDir>/test/${escape(file)}$`),
 			],
 		},
