@@ -9,17 +9,13 @@
  *   reservoir). It starts at max(now, nextStart); nextStart is then its planned start + minTime, so
  *   starts are minTime apart and a start made late by a busy event loop is caught up, as Bottleneck's.
  * - One scheduler loop per limiter, never one per job: it registers and starts the queue's jobs,
- *   sleeping only until the next start is due, and ends when nothing can start (queue empty, or no
- *   room); a scheduled job, a finished one and every settings change wake it again. So memory is the
- *   queue itself, and an idle limiter holds no pending sleep.
- * - Settings changes (updateSettings, incrementReservoir) apply to jobs not yet registered, as in
- *   Bottleneck; a job is registered only when its start is next, so an empty reservoir holds every
- *   job but the one whose start is being waited for.
+ *   sleeping only until the next start is due, and ends when nothing can start; a scheduled job, a
+ *   finished one and a settings change wake it. Memory is the queue; an idle limiter holds no sleep.
+ * - Settings changes apply to jobs not yet registered, as in Bottleneck; a job is registered only
+ *   when its start is next, so an empty reservoir holds every job but the one being timed.
  * - stop(): refuses new jobs; drops the waiting ones unless `dropWaitingJobs: false`.
- *
- * A shared limit (Bottleneck clustered on Redis) does not exist on n8n Cloud: a clustered
- * construction (a datastore other than 'local') is refused, as are the options this engine does not
- * implement (a silently different limiter would be worse than an error).
+ * A shared limit (clustered on Redis) does not exist on n8n Cloud: a clustered construction is
+ * refused, as are options this engine does not implement (better an error than another limiter).
  */
 import { sleep } from 'n8n-workflow';
 
@@ -63,8 +59,6 @@ const CLUSTERED = 'No shared rate limit on n8n Cloud: this limiter runs in one p
 class BottleneckError extends Error {}
 
 class Bottleneck {
-	static BottleneckError = BottleneckError;
-
 	/** Bottleneck's Redis connection: a shared limit, which the Cloud edition does not have. */
 	static IORedisConnection = class IORedisConnection {
 		constructor(_options?: unknown) {
@@ -103,7 +97,6 @@ class Bottleneck {
 	}
 
 	async ready(): Promise<void> {}
-
 	/** Changes the settings for every job not yet registered (returns a promise, as Bottleneck does at run time). */
 	async updateSettings(options: Bottleneck.ConstructorOptions = {}): Promise<Bottleneck> {
 		this.apply(options);
@@ -157,8 +150,7 @@ class Bottleneck {
 		const dropWaitingJobs = options.dropWaitingJobs ?? true;
 		this.stopped = { dropWaitingJobs, enqueueErrorMessage: options.enqueueErrorMessage ?? 'This limiter has been stopped and cannot accept new jobs.' };
 		if (dropWaitingJobs) {
-			const error = new BottleneckError(options.dropErrorMessage ?? 'This limiter has been stopped.');
-			this.dropError = error;
+			this.dropError = new BottleneckError(options.dropErrorMessage ?? 'This limiter has been stopped.');
 			for (let job = this.take(); job; job = this.take()) this.drop(job, false);
 		}
 		while (this.executing > 0 || (!dropWaitingJobs && this.queued + this.registered > 0)) await this.nextDone();
@@ -182,14 +174,9 @@ class Bottleneck {
 	}
 
 	private take(): Job | undefined {
-		for (const queue of this.queues) {
-			const job = queue.shift();
-			if (job) {
-				this.queued--;
-				return job;
-			}
-		}
-		return undefined;
+		const job = this.queues.find((queue) => queue.head)?.shift();
+		if (job) this.queued--;
+		return job;
 	}
 
 	private hasRoom(job: Job): boolean {
