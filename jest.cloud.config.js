@@ -26,7 +26,6 @@ const cloud = {
 		'<rootDir>/test/cloud/**/*.test.ts',
 		'<rootDir>/test/limiter/limiter.test.ts',
 		'<rootDir>/test/limiter/freeRate.test.ts',
-		'<rootDir>/test/limiter/idle.test.ts',
 		'<rootDir>/test/limiter/fastPaths.test.ts',
 		'<rootDir>/test/unit/rules.test.ts',
 		// Files that mix one-process tests with Redis ones (or, idle.test.ts, a heap threshold set by
@@ -46,4 +45,6 @@ const ONE_PROCESS_TESTS = [
 	'Learn against services',
 ];
 
-module.exports = { testTimeout: 30000, maxWorkers: 2, projects: [cloud], ONE_PROCESS_TESTS };
+module.exports = { testTimeout: 30000, maxWorkers: 2, projects: [cloud] };
+// Not a jest option: kept off the keys jest validates.
+Object.defineProperty(module.exports, 'ONE_PROCESS_TESTS', { value: ONE_PROCESS_TESTS });
