@@ -38,9 +38,9 @@ const CHOSEN = ['bottleneck', 'ioredis', 'libphonenumber-js', 'zod'];
 const chosen = (name) => CHOSEN.some((dep) => name === dep || name.startsWith(`${dep}/`));
 /**
  * One Node built-in besides crypto, in one file: "Verify Media Link" resolves a link's host to refuse
- * private addresses (nodes/SvcMessaging/rules/mediaVerify.ts; docs/dependencies.md).
+ * private addresses (nodes/SvcMessaging/platform/hostAddresses.ts; docs/dependencies.md).
  */
-const chosenBuiltin = (name, file) => name === 'node:dns/promises' && /rules[\\/]mediaVerify\.(ts|js)$/.test(file);
+const chosenBuiltin = (name, file) => name === 'node:dns/promises' && /platform[\\/]hostAddresses\.(ts|js)$/.test(file);
 
 /** Findings that these dependencies cause, and nothing else: each test looks at the message itself. */
 const ALLOWED = {

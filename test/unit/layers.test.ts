@@ -17,6 +17,8 @@ const RANK: Record<string, number> = {
 	api: 5,
 	stores: 5,
 	transport: 6,
+	// what differs between the self-hosted package and the n8n Cloud edition (cloud/platform/)
+	platform: 7,
 };
 /** Same-rank folders that must not import each other. */
 const APART = [

@@ -1,6 +1,6 @@
-import Redis, { type ClusterOptions, type RedisOptions } from 'ioredis';
 import { sleep } from 'n8n-workflow';
 
+import { Redis, type ClusterOptions, type RedisOptions } from '../platform/redisClient';
 import { connectionId, isCertificateError, reasonOf, redisAddress, RedisUnavailable, type SharedLimitConfig } from './redisConfig';
 
 export {
