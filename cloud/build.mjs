@@ -9,7 +9,8 @@
  * compiles the result. No code is copied into the repository: cloud/dist/ is git-ignored.
  *
  *   cloud/dist/source/   the Cloud package's source as n8n's scanner and `n8n-node lint` see it:
- *                        package.json, nodes/, credentials/, eslint.config.mjs (n8n-node's default)
+ *                        package.json, nodes/, credentials/, eslint.config.mjs (n8n-node's default;
+ *                        `npm run lint:cloud` runs `n8n-node lint` there, cloud support on)
  *   cloud/dist/package/  the package folder, ready for `npm pack`: package.json (cloud/package.json,
  *                        the version the self-hosted package's), README.md, LICENSE, dist/
  */
@@ -77,6 +78,10 @@ const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
 fs.writeFileSync(path.join(source, 'package.json'), manifestText);
 // n8n-node's own default config (its strict mode requires this file unchanged): `n8n-node lint` with cloud support.
 fs.copyFileSync(path.join(root, 'node_modules/@n8n/node-cli/dist/template/templates/shared/default/eslint.config.mjs'), path.join(source, 'eslint.config.mjs'));
+
+// `n8n-node lint` runs `npm exec -- eslint .` here: the ESLint 9 that @n8n/node-cli brings, as the local binary.
+fs.mkdirSync(path.join(source, 'node_modules/.bin'), { recursive: true });
+fs.symlinkSync(path.join(root, 'node_modules/@n8n/node-cli/node_modules/eslint/bin/eslint.js'), path.join(source, 'node_modules/.bin/eslint'));
 
 // 4. Compile the staged source into the package folder.
 const tsconfig = {
