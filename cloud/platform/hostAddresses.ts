@@ -4,8 +4,6 @@
  * then checks the link's host as written: an IP literal in a private, loopback, link-local or reserved
  * range and local names (localhost, metadata.google.internal, …) are refused, for the link and for each
  * redirect, before any request; a public name that resolves to a private address is not (the HEAD
- * request then runs from n8n Cloud's network, not from the user's). Undefined: not resolved here.
+ * request then runs from n8n Cloud's network, not from the user's).
  */
-export async function hostAddresses(_host: string): Promise<string[] | undefined> {
-	return undefined;
-}
+export const hostAddresses: ((host: string) => Promise<string[]>) | undefined = undefined;

@@ -23,7 +23,8 @@ export class Redis {
 	// eslint-disable-next-line @typescript-eslint/no-explicit-any
 	declare pipeline: () => { exec(): Promise<Array<[Error | null, unknown]> | null>; [command: string]: any };
 
-	constructor(..._options: unknown[]) {
+	constructor(...options: unknown[]);
+	constructor() {
 		throw new Error('The n8n Cloud edition of SVC Messaging has no Redis');
 	}
 }

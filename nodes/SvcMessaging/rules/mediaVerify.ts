@@ -20,13 +20,14 @@ async function hostProblem(url: URL): Promise<string | undefined> {
 	const named = privateHostProblem(url.hostname);
 	if (named) return privateHostRule(named);
 	const host = url.hostname.replace(/^\[|\]$/g, '');
-	let addresses: string[] | undefined;
+	if (!hostAddresses) return undefined;
+	let addresses: string[];
 	try {
 		addresses = await hostAddresses(host);
 	} catch {
 		return `could not be checked: its host name ${host} did not resolve`;
 	}
-	for (const address of addresses ?? []) {
+	for (const address of addresses) {
 		const range = privateRangeOf(address);
 		if (range) return privateHostRule(`${host} resolves to ${address}, ${range}`);
 	}
