@@ -21,7 +21,6 @@ const CLOUD_DIR = join(ROOT, 'cloud', 'dist', 'package');
 if (!existsSync(join(CLOUD_DIR, 'package.json'))) throw new Error('cloud/dist/package is missing: run `npm run build:cloud` first');
 const CLOUD = JSON.parse(readFileSync(join(CLOUD_DIR, 'package.json'), 'utf8')) as { name: string; version: string; dependencies?: object };
 /** The Cloud edition's names, from its own compiled platform/edition.ts. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { EDITION } = require(join(CLOUD_DIR, 'dist/nodes/SvcMessaging/platform/edition.js')) as {
 	EDITION: { packageName: string; action: { name: string }; trigger: { name: string }; apiKeyCredential: { name: string } };
 };
