@@ -47,7 +47,10 @@ const retryStrategy = (times: number) => Math.min(times * 200, 1_000);
 
 /** A Redis Cluster's options: each node's connection as one Redis's (its host and port are the cluster's). */
 export function clusterOptions(config: SharedLimitConfig): ClusterOptions {
-	const { host: _host, port: _port, db: _db, ...node } = redisClientOptions(config);
+	const node = redisClientOptions(config);
+	delete node.host;
+	delete node.port;
+	delete node.db;
 	return { redisOptions: node, clusterRetryStrategy: retryStrategy };
 }
 
