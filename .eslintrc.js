@@ -39,7 +39,7 @@ module.exports = {
 		},
 		{
 			// The versioned description lives beside the router, as in n8n's Airtable v2 and Teams v2.
-			files: ['./nodes/**/actions/SvcMessagingV1.node.ts'],
+			files: ['./nodes/**/actions/versionDescription.ts'],
 			rules: {
 				'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
 				'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',

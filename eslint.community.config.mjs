@@ -22,7 +22,7 @@ const CHOSEN_DEPENDENCIES = new Set(['zod', 'bottleneck', 'libphonenumber-js', '
 
 /**
  * The one Node built-in besides crypto: "Verify Media Link" resolves a link's host to refuse private
- * addresses (nodes/SvcMessaging/rules/mediaVerify.ts). n8n's scanner (npm run lint:scan) reports it.
+ * addresses (nodes/SvcMessaging/platform/hostAddresses.ts, for rules/mediaVerify.ts). n8n's scanner (npm run lint:scan) reports it.
  */
 const CHOSEN_BUILTINS = new Set(['node:dns']);
 
@@ -62,7 +62,7 @@ const local = {
 			'no-restricted-imports',
 			(report, context) => {
 				const name = packageOf(String(report.data?.modulePath ?? ''));
-				const builtinHere = CHOSEN_BUILTINS.has(name) && /rules[\\/]mediaVerify\.ts$/.test(context.filename);
+				const builtinHere = CHOSEN_BUILTINS.has(name) && /platform[\\/]hostAddresses\.ts$/.test(context.filename);
 				return !CHOSEN_DEPENDENCIES.has(name) && !builtinHere;
 			},
 		),

@@ -9,6 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { EDITION } from '../nodes/SvcMessaging/platform/edition';
 import { LOGIN_FAILED, LOGIN_RATE_LIMITED, LOGIN_UNAVAILABLE } from '../nodes/SvcMessaging/transport/errors';
 import { LOGIN_RETRY } from '../nodes/SvcMessaging/transport/loginRetry';
 
@@ -76,9 +77,9 @@ async function loginOnce(ctx: IHttpRequestHelper, baseUrl: string, credentials: 
 }
 
 export class SvcMessagingAccountApi implements ICredentialType {
-	name = 'svcMessagingAccountApi';
+	name = EDITION.accountCredential.name;
 
-	displayName = 'SVC Messaging Account API';
+	displayName = EDITION.accountCredential.displayName;
 
 	icon = { light: 'file:svcMessaging.svg', dark: 'file:svcMessaging.dark.svg' } as const;
 

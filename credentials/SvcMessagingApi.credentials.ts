@@ -4,6 +4,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { EDITION } from '../nodes/SvcMessaging/platform/edition';
+
 /** The strings that start with `prefix`, as a `between` display condition (see the sandbox notice). */
 const startingWith = (prefix: string) => ({ from: prefix, to: `${prefix}\uffff` });
 
@@ -80,10 +82,32 @@ const REDIS_FIELDS: INodeProperties[] = [
 	},
 ];
 
-export class SvcMessagingApi implements ICredentialType {
-	name = 'svcMessagingApi';
+/** "Use Redis": its switch, a notice, and the Redis settings it shows. */
+const USE_REDIS: INodeProperties[] = [
+	{
+		// The name stays sharedRateLimit: saved credentials keep their setting.
+		displayName: 'Use Redis (Rate Limit, Sent Messages, Do-Not-Send List)',
+		name: 'sharedRateLimit',
+		type: 'boolean',
+		default: false,
+		description:
+			"Whether to keep in Redis what every n8n process using this key must share: the plan's rate limit, the record of sent messages (so a Retry never sends twice), Idempotency Keys, the agents' message count and the Do-Not-Send List. Needed for the Do-Not-Send List resource and in queue mode.",
+	},
+	{
+		displayName:
+			'Use the Redis of n8n queue mode (QUEUE_BULL_REDIS_*) or any Redis 6+. Keys start with the Redis Prefix and carry a hash of the API key, never the key itself. Test checks this Redis too.',
+		name: 'sharedRateLimitNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { sharedRateLimit: [true] } },
+	},
+	...REDIS_FIELDS.map((field) => ({ ...field, displayOptions: { show: { ...field.displayOptions?.show, sharedRateLimit: [true] } } })),
+];
 
-	displayName = 'SVC Messaging API';
+export class SvcMessagingApi implements ICredentialType {
+	name = EDITION.apiKeyCredential.name;
+
+	displayName = EDITION.apiKeyCredential.displayName;
 
 	icon = { light: 'file:svcMessaging.svg', dark: 'file:svcMessaging.dark.svg' } as const;
 
@@ -198,24 +222,8 @@ export class SvcMessagingApi implements ICredentialType {
 			description:
 				'The optional secret set on the Delivery Reports webhook in the dashboard. When set, the SVC Messaging Trigger rejects deliveries without a valid signature.',
 		},
-		{
-			// The name stays sharedRateLimit: saved credentials keep their setting.
-			displayName: 'Use Redis (Rate Limit, Sent Messages, Do-Not-Send List)',
-			name: 'sharedRateLimit',
-			type: 'boolean',
-			default: false,
-			description:
-				"Whether to keep in Redis what every n8n process using this key must share: the plan's rate limit, the record of sent messages (so a Retry never sends twice), Idempotency Keys, the agents' message count and the Do-Not-Send List. Needed for the Do-Not-Send List resource and in queue mode.",
-		},
-		{
-			displayName:
-				'Use the Redis of n8n queue mode (QUEUE_BULL_REDIS_*) or any Redis 6+. Keys start with the Redis Prefix and carry a hash of the API key, never the key itself. Test checks this Redis too.',
-			name: 'sharedRateLimitNotice',
-			type: 'notice',
-			default: '',
-			displayOptions: { show: { sharedRateLimit: [true] } },
-		},
-		...REDIS_FIELDS.map((field) => ({ ...field, displayOptions: { show: { ...field.displayOptions?.show, sharedRateLimit: [true] } } })),
+		// An edition without Redis (n8n Cloud: platform/edition.ts) shows none of it.
+		...(EDITION.redis ? USE_REDIS : []),
 	];
 
 	authenticate: IAuthenticateGeneric = {

@@ -1,7 +1,8 @@
 /**
  * n8n's community-package rule: published node code may import only n8n-workflow, the package's
  * declared runtime dependencies, node's crypto and relative files. node:dns is allowed for one
- * purpose: "Verify Media Link" resolves a host to refuse private addresses (rules/mediaVerify.ts).
+ * purpose: "Verify Media Link" resolves a host to refuse private addresses (platform/hostAddresses.ts,
+ * which the n8n Cloud edition replaces).
  */
 const pkg = require('../package.json');
 
@@ -13,7 +14,7 @@ module.exports = {
 		const check = (node, source) => {
 			if (typeof source !== 'string' || source.startsWith('./') || source.startsWith('../')) return;
 			const name = source.startsWith('@') ? source.split('/').slice(0, 2).join('/') : source.split('/')[0];
-			const dnsHere = name === 'node:dns' && /rules[\\/]mediaVerify\.ts$/.test(context.getFilename());
+			const dnsHere = name === 'node:dns' && /platform[\\/]hostAddresses\.ts$/.test(context.getFilename());
 			if (!allowed.has(name) && !allowed.has(source) && !dnsHere) {
 				context.report({ node, message: `"${source}" is not allowed in a community node: use n8n-workflow, a declared dependency, crypto or a relative file` });
 			}

@@ -20,6 +20,7 @@ interface Step {
 	uses?: string;
 	run?: string;
 	with?: Record<string, unknown>;
+	'working-directory'?: string;
 	env?: Record<string, string>;
 }
 interface Workflow {
@@ -269,5 +270,30 @@ describe('prepublishOnly', () => {
 	it('lets a dry run through anywhere, and a publish in GitHub Actions', () => {
 		expect(guard({ npm_config_dry_run: 'true' }).status).toBe(0);
 		expect(guard({ GITHUB_ACTIONS: 'true' }).status).toBe(0);
+	});
+});
+
+describe('publish-cloud.yml (the n8n Cloud edition, docs/cloud.md)', () => {
+	const cloud = workflow('publish-cloud.yml');
+
+	it('runs on the same version tags as publish.yml, may mint an OIDC token and only read the repository', () => {
+		expect(cloud.parsed.on).toEqual(publish.parsed.on);
+		expect(cloud.job.permissions).toEqual({ 'id-token': 'write', contents: 'read' });
+		const setup = cloud.steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
+		expect(String(setup?.with?.['node-version'])).toBe(NODE24_OF_N8N2);
+		expect(cloud.steps.find((s) => /GITHUB_REF_NAME/.test(s.run ?? ''))?.run).toContain(`"v$version"`);
+	});
+
+	it('builds the Cloud edition, checks it as n8n does, then publishes its package folder with provenance as the last step', () => {
+		const steps = cloud.steps;
+		const install = stepIndex(steps, /^npm ci$/);
+		const build = stepIndex(steps, /^npm run build:cloud$/);
+		expect(build).toBeGreaterThan(install);
+		expect(stepIndex(steps, /^npm run lint:scan:cloud$/)).toBeGreaterThan(build);
+		expect(stepIndex(steps, /^npm run lint:cloud$/)).toBeGreaterThan(build);
+		const last = steps[steps.length - 1];
+		expect(last['working-directory']).toBe('cloud/dist/package');
+		expect(last.run?.split('\n').find((line) => line.startsWith('npm publish'))?.split(' ')).toEqual(expect.arrayContaining(['--provenance']));
+		expect(cloud.text.match(/secrets\.\w+/g)).toEqual(['secrets.NPM_TOKEN']);
 	});
 });

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeType, INodeTypeDescription, IWebhookFunctions } from 'n8n-workflow';
 
-import { versionDescription } from './actions/SvcMessagingV1.node';
+import { versionDescription } from './actions/versionDescription';
 import { actionBuilderHint } from './builderHints';
 import { router } from './actions/router';
 import { handleWaitingReport } from './actions/sms/deliveryReportWebhook';
@@ -8,8 +8,8 @@ import { isToolCall, runAsTool } from './aiTool/toolMode';
 import { chatTemplateListSearch, listSearch, resourceMapping, svcMessagingApiTest } from './methods';
 
 export class SvcMessaging implements INodeType {
-	// Resources, operations and parameters: actions/SvcMessagingV1.node.ts (a file holding a node
-	// description must be named after the node, version suffix allowed: n8n's lint). Icon, subtitle
+	// Resources, operations and parameters: actions/versionDescription.ts (its name comes from
+	// platform/edition.ts, so n8n's lint does not ask the file to be named after the node). Icon, subtitle
 	// and AI-tool use are (also) stated here, on the class, where n8n's community-node lint reads a
 	// node's description; `file:` icons are resolved from this file's folder.
 	description: INodeTypeDescription = {

@@ -8,6 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triggerBuilderHint } from './builderHints';
 import { svcMessagingApiTest } from './methods/credentialTest';
+import { EDITION } from './platform/edition';
 import { DOCUMENTATION_URL } from './transport/service';
 import { triggerProperties } from './trigger/properties';
 import { deliveryReportWebhookMethods } from './trigger/registration';
@@ -15,8 +16,8 @@ import { handleDeliveryReport } from './trigger/webhook';
 
 export class SvcMessagingTrigger implements INodeType {
 	description: INodeTypeDescription = {
-		displayName: 'SVC Messaging Trigger',
-		name: 'svcMessagingTrigger',
+		displayName: EDITION.trigger.displayName,
+		name: EDITION.trigger.name,
 		icon: { light: 'file:svcMessaging.svg', dark: 'file:svcMessaging.dark.svg' },
 		group: ['trigger'],
 		version: 1,
@@ -25,13 +26,13 @@ export class SvcMessagingTrigger implements INodeType {
 		description: 'Send SMS and chat messages with the SVC messaging service, and start workflows on their delivery reports',
 		documentationUrl: DOCUMENTATION_URL,
 		defaults: {
-			name: 'SVC Messaging Trigger',
+			name: EDITION.trigger.displayName,
 		},
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
 			{
-				name: 'svcMessagingApi',
+				name: EDITION.apiKeyCredential.name,
 				// Only its Webhook Secret is used, to check signatures; without it none are checked.
 				required: false,
 				testedBy: 'svcMessagingApiTest',

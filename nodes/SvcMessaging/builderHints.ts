@@ -1,3 +1,5 @@
+import { EDITION, nodeTypeOf } from './platform/edition';
+
 /**
  * Hints for n8n's AI workflow builder: `builderHint` of a node description in n8n-workflow 2.x
  * (`IBuilderHint`: `searchHint`, `relatedNodes`). The package compiles against n8n-workflow 1.120,
@@ -14,8 +16,8 @@ interface BuilderHint {
 	relatedNodes: RelatedNode[];
 }
 
-const ACTION_NODE = 'n8n-nodes-svc-messaging.svcMessaging';
-const TRIGGER_NODE = 'n8n-nodes-svc-messaging.svcMessagingTrigger';
+const ACTION_NODE = nodeTypeOf(EDITION.action.name);
+const TRIGGER_NODE = nodeTypeOf(EDITION.trigger.name);
 
 export const actionBuilderHint: { builderHint: BuilderHint } = {
 	builderHint: {

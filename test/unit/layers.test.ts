@@ -17,7 +17,7 @@ const RANK: Record<string, number> = {
 	api: 5,
 	stores: 5,
 	transport: 6,
-	// the libraries the Cloud edition swaps (bottleneck, libphonenumber-js), behind seams: imports no layer
+	// what differs between the self-hosted package and the n8n Cloud edition (cloud/platform/): imports no layer
 	platform: 7,
 };
 /** Same-rank folders that must not import each other. */

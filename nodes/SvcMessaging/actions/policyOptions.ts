@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { EDITION } from '../platform/edition';
+
 /*
  * The send policies' fields (sending/policies/policies.ts and the send round apply them to every sending
  * operation): Dry Run, Idempotency Key and how long it is remembered, Max Credits, Sending Hours and
@@ -26,7 +28,9 @@ export const idempotencyKeyOption: INodeProperties = {
 	placeholder: 'order-{{ $json.orderNumber }}-shipped',
 	description:
 		'A name for the business event this message is for: one per item (the same key on several items of one execution is refused). A second send with the same key, from any execution or workflow using the same API key (campaigns: the same login), sends nothing and outputs the first result (alreadySent: true, its message ID, when and in which execution).',
-	hint: 'E.g. order-{{ $json.id }}-shipped. Keys belong to the API key: a new (rotated) key starts with none. Across n8n processes (queue mode), and across workflows after n8n restarts, this needs the credential\'s shared Redis.',
+	hint: EDITION.redis
+		? 'E.g. order-{{ $json.id }}-shipped. Keys belong to the API key: a new (rotated) key starts with none. Across n8n processes (queue mode), and across workflows after n8n restarts, this needs the credential\'s shared Redis.'
+		: 'E.g. order-{{ $json.id }}-shipped. Keys belong to the API key: a new (rotated) key starts with none. This node keeps its keys across n8n restarts; across workflows a key holds until n8n restarts.',
 };
 
 /** With Idempotency Key: how long a key is remembered. */
@@ -154,7 +158,9 @@ export const doNotSendField: INodeProperties = {
 	default: {},
 	placeholder: 'Add Do-Not-Send Numbers',
 	description:
-		"Numbers never sent to: a listed number's item is output with suppressed: true and the reason, not as an error. With the credential's shared Redis, the list kept there (Do-Not-Send List resource) is always checked too.",
+		EDITION.redis
+			? "Numbers never sent to: a listed number's item is output with suppressed: true and the reason, not as an error. With the credential's shared Redis, the list kept there (Do-Not-Send List resource) is always checked too."
+			: "Numbers never sent to: a listed number's item is output with suppressed: true and the reason, not as an error. Keep the list in an n8n Data Table and map its numbers here.",
 	options: [
 		{
 			name: 'list',

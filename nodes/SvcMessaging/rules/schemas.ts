@@ -9,7 +9,8 @@ import { INPUT_LIMITS } from '../transport/service';
  */
 
 /** White space, zero-width characters, direction marks, the BOM and fillers: they show nothing. */
-const VISIBLE = /[^\s\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/u;
+// The combining marks (U+034F, U+17B4-17B5, variation selectors) come first, after \s: none follows a character.
+const VISIBLE = /[^\s\u034F\u17B4-\u17B5\uFE00-\uFE0F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0]/u;
 
 /** Whether anything in the text shows (a test, not a copy: Send Bulk checks this per recipient). */
 export function hasVisibleCharacter(text: string): boolean {
@@ -27,6 +28,7 @@ export function kindOf(value: unknown): string {
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;
+const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
 /** Half of a UTF-16 surrogate pair without its other half: no character, so no valid text. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -45,9 +47,8 @@ export function loneSurrogateRule(position: number): string {
 /** Unicode code points: what the spec calls characters. */
 export function characters(text: string): number {
 	if (!SURROGATE.test(text)) return text.length;
-	let count = 0;
-	for (const _ of text) count++;
-	return count;
+	// A pair is one code point; a lone surrogate counts as one, as iterating the string does.
+	return text.length - (text.match(SURROGATE_PAIR)?.length ?? 0);
 }
 
 const wrongType = (expected: string): z.ZodErrorMap => (issue, ctx) =>

@@ -1,5 +1,6 @@
 import { SMS_LIMITS } from '../transport/service';
 import { describeCharacter, gsm7Length, unicodeCause } from './gsm7';
+import { characters as codePoints } from './schemas';
 
 export interface MessageStats {
 	encoding: 'GSM-7' | 'Unicode';
@@ -16,8 +17,7 @@ export function analyzeMessage(text: string): MessageStats {
 		const segments = Math.max(1, Math.ceil(septets / SMS_LIMITS.gsmSegmentSize));
 		return { encoding: 'GSM-7', characters: text.length, segments, credits: segments };
 	}
-	let characters = 0;
-	for (const _char of text) characters++;
+	const characters = codePoints(text);
 	const segments = Math.max(1, Math.ceil(text.length / SMS_LIMITS.unicodeSegmentSize));
 	return { encoding: 'Unicode', characters, segments, credits: segments };
 }

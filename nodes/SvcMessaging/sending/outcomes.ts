@@ -105,3 +105,10 @@ export function rejectedItem(
 		pairedItem: { item: itemIndex },
 	};
 }
+
+/** What a unit would have posted, without its send time and cost: the output of a unit nothing was sent for. */
+export function withoutCost(priced: IDataObject): IDataObject {
+	const json = { ...priced };
+	for (const key of ['sendAt', 'credits', 'segments']) delete json[key];
+	return json;
+}

@@ -3,9 +3,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { alreadySentNote } from './policies/policies';
 import { postPending } from './posts';
 import { failedUnsent } from './recovery';
-import type { SendRun } from './stages/stage';
 import { SEND_STAGES } from './stages';
-import type { Round, RoundOptions, SendUnit, UnitOutcome } from './stages/stage';
+import type { Round, RoundOptions, SendRun, SendUnit, UnitOutcome } from './stages/stage';
 
 export type { Posted, RoundOptions, SendUnit, UnitOutcome } from './stages/stage';
 

@@ -1,6 +1,7 @@
 import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { EDITION } from '../platform/edition';
 import { PLANS, type PlanLimits, type PlanName } from './service';
 
 export type SvcContext = IExecuteFunctions | ILoadOptionsFunctions;
@@ -9,16 +10,16 @@ export type SvcContext = IExecuteFunctions | ILoadOptionsFunctions;
 export type AuthKind = 'apiKey' | 'account';
 
 export const CREDENTIAL_TYPES: Record<AuthKind, string> = {
-	apiKey: 'svcMessagingApi',
-	account: 'svcMessagingAccountApi',
+	apiKey: EDITION.apiKeyCredential.name,
+	account: EDITION.accountCredential.name,
 };
 
 /** The header SvcMessagingApi's `authenticate` sets to the API key. */
 export const API_KEY_HEADER = 'x-api-key';
 
 const CREDENTIAL_NAMES: Record<AuthKind, string> = {
-	apiKey: 'SVC Messaging API (API key)',
-	account: 'SVC Messaging Account API (email and password)',
+	apiKey: `${EDITION.apiKeyCredential.displayName} (API key)`,
+	account: `${EDITION.accountCredential.displayName} (email and password)`,
 };
 
 /**

@@ -1,6 +1,6 @@
-import Redis, { type ClusterOptions, type RedisOptions } from 'ioredis';
 import { sleep } from 'n8n-workflow';
 
+import { Redis, type ClusterOptions, type RedisOptions } from '../platform/redisClient';
 import { connectionId, isCertificateError, reasonOf, redisAddress, RedisUnavailable, type SharedLimitConfig } from './redisConfig';
 
 export {
@@ -47,7 +47,10 @@ const retryStrategy = (times: number) => Math.min(times * 200, 1_000);
 
 /** A Redis Cluster's options: each node's connection as one Redis's (its host and port are the cluster's). */
 export function clusterOptions(config: SharedLimitConfig): ClusterOptions {
-	const { host: _host, port: _port, db: _db, ...node } = redisClientOptions(config);
+	const node = redisClientOptions(config);
+	delete node.host;
+	delete node.port;
+	delete node.db;
 	return { redisOptions: node, clusterRetryStrategy: retryStrategy };
 }
 

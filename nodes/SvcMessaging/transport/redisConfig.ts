@@ -1,6 +1,8 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
+import { EDITION } from '../platform/edition';
+
 /**
  * The Redis of the API-key credential ("Use Redis", parameter sharedRateLimit). Every n8n process
  * that uses the key (queue-mode main, workers, webhook processes) shares through it the key's rate
@@ -30,7 +32,8 @@ export interface SharedLimitConfig {
 export const SHARED_LIMIT_SETTING = 'SVC Messaging API credential → "Use Redis (Rate Limit, Sent Messages, Do-Not-Send List)"';
 
 export function sharedLimitOf(credentials: IDataObject): SharedLimitConfig | undefined {
-	if (credentials.sharedRateLimit !== true) return undefined;
+	// An edition without Redis (n8n Cloud) never names one, whatever a credential holds.
+	if (!EDITION.redis || credentials.sharedRateLimit !== true) return undefined;
 	const config: SharedLimitConfig = {
 		host: String(credentials.redisHost || 'localhost').trim(),
 		port: Number(credentials.redisPort) || 6379,

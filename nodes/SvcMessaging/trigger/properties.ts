@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { EDITION } from '../platform/edition';
+
 export const DEFAULT_MAX_BODY_KB = 64;
 
 export interface TriggerOptions {
@@ -8,6 +10,16 @@ export interface TriggerOptions {
 	includeRawPayload?: boolean;
 	maxBodySizeKb?: number;
 }
+
+const ADD_BLACKLISTED: INodeProperties = {
+	displayName: 'Add Blacklisted Numbers to the Do-Not-Send List',
+	name: 'addBlacklisted',
+	type: 'boolean',
+	default: false,
+	description:
+		"Whether to put the number of a report that failed with BLACKLISTED on the do-not-send list in the credential's shared Redis, which every send with that credential checks (whatever Events are selected)",
+	hint: "Needs the credential's Redis (Use Redis)",
+};
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -67,15 +79,8 @@ export const triggerProperties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
-			{
-				displayName: 'Add Blacklisted Numbers to the Do-Not-Send List',
-				name: 'addBlacklisted',
-				type: 'boolean',
-				default: false,
-				description:
-					"Whether to put the number of a report that failed with BLACKLISTED on the do-not-send list in the credential's shared Redis, which every send with that credential checks (whatever Events are selected)",
-				hint: "Needs the credential's Redis (Use Redis)",
-			},
+			// The list is kept in Redis: an edition without it (n8n Cloud) has no list to add to.
+			...(EDITION.redis ? [ADD_BLACKLISTED] : []),
 			{
 				displayName: 'Ignore Duplicates',
 				name: 'ignoreDuplicates',

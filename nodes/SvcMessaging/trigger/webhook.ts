@@ -1,5 +1,6 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import { EDITION } from '../platform/edition';
 import { SERVICE } from '../transport/service';
 import { TRIGGER_LIMITS } from './limits';
 import { addBlacklisted, isBlacklisted } from './blacklisted';
@@ -12,7 +13,7 @@ import type { TriggerOptions } from './properties';
 import { DEFAULT_MAX_BODY_KB } from './properties';
 import { hasValidSignature } from './signature';
 
-const CREDENTIAL_TYPE = 'svcMessagingApi';
+const CREDENTIAL_TYPE = EDITION.apiKeyCredential.name;
 
 /**
  * The API-key credential, or undefined when none is selected. A selected credential that cannot

@@ -23,10 +23,15 @@ export interface LocalRegistry {
 	upstream: string;
 	/** Publishes this checkout's `npm pack` tarball under `version` (tag `latest`). */
 	publish(version: string): Promise<void>;
+	/** Publishes another package folder's `npm pack` tarball as it is (the n8n Cloud edition: cloud/dist/package). */
+	publishFolder(folder: string): Promise<void>;
 	/** The versions the registry serves for this package, and its `latest` tag. */
 	versions(): Promise<{ versions: string[]; latest?: string }>;
 	stop(): Promise<void>;
 }
+
+/** The n8n Cloud edition's package (cloud/package.json): served only from here too. */
+export const CLOUD_PACKAGE_NAME = 'n8n-nodes-svc-messaging-cloud';
 
 export async function startRegistry(log: (line: string) => void = () => undefined): Promise<LocalRegistry> {
 	installExitHook();
@@ -49,6 +54,9 @@ export async function startRegistry(log: (line: string) => void = () => undefine
 			`    url: ${upstream}`,
 			'packages:',
 			`  '${PACKAGE_NAME}':`,
+			'    access: $all',
+			'    publish: $authenticated',
+			`  '${CLOUD_PACKAGE_NAME}':`,
 			'    access: $all',
 			'    publish: $authenticated',
 			"  '**':",
@@ -96,14 +104,13 @@ export async function startRegistry(log: (line: string) => void = () => undefine
 		const token = user.body.token;
 		log(`local registry ${url} (verdaccio ${VERDACCIO_VERSION}; other packages from the npm registry)`);
 
-		const publish = async (version: string): Promise<void> => {
-			const pack = await packPackage();
+		const publishTarball = async (tarball: string, version?: string): Promise<void> => {
 			const dir = mkdtempSync(join(tmpdir(), 'svc-publish-'));
 			try {
-				await run('tar', ['-xzf', pack.tarball, '-C', dir, '--strip-components=1']);
+				await run('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1']);
 				const manifestPath = join(dir, 'package.json');
-				const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { version: string };
-				manifest.version = version;
+				const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { name: string; version: string };
+				manifest.version = version ?? manifest.version;
 				writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 				// For this registry only: no provenance (that needs a CI identity) and none of the
 				// package's scripts (prepublishOnly's guard stays in force for the real publish).
@@ -112,16 +119,26 @@ export async function startRegistry(log: (line: string) => void = () => undefine
 					['publish', dir, `--registry=${url}/`, '--provenance=false', '--ignore-scripts', '--tag=latest', `--//127.0.0.1:${port}/:_authToken=${token}`],
 					{ env: npmEnv(), cwd: dir, timeoutMs: 120_000 },
 				);
-				log(`published ${PACKAGE_NAME}@${version} to ${url}`);
+				log(`published ${manifest.name}@${manifest.version} to ${url}`);
 			} finally {
 				rmSync(dir, { recursive: true, force: true });
+			}
+		};
+		const publish = async (version: string) => await publishTarball((await packPackage()).tarball, version);
+		const publishFolder = async (folder: string): Promise<void> => {
+			const out = mkdtempSync(join(tmpdir(), 'svc-pack-'));
+			try {
+				const [{ filename }] = JSON.parse(await run('npm', ['pack', '--json', '--pack-destination', out], { cwd: folder, env: npmEnv() })) as Array<{ filename: string }>;
+				await publishTarball(join(out, filename));
+			} finally {
+				rmSync(out, { recursive: true, force: true });
 			}
 		};
 		const versions = async () => {
 			const res = await http<{ versions?: Record<string, unknown>; 'dist-tags'?: { latest?: string } }>('GET', `${url}/${PACKAGE_NAME}`);
 			return { versions: Object.keys(res.body?.versions ?? {}), latest: res.body?.['dist-tags']?.latest };
 		};
-		return { url, upstream, publish, versions, stop };
+		return { url, upstream, publish, publishFolder, versions, stop };
 	} catch (error) {
 		await stop();
 		throw error;

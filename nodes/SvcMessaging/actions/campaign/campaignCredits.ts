@@ -4,8 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { getBalance } from '../../api/account';
 import { analyzeMessage } from '../../rules/segments';
 import { assertBalance } from '../../sending/balance';
-import { INSUFFICIENT_CREDITS, ownErrorCode } from '../../transport/errors';
-import { wrapError } from '../../transport/errors';
+import { INSUFFICIENT_CREDITS, ownErrorCode, wrapError } from '../../transport/errors';
 
 export const balanceCheckField = (what: string): INodeProperties => ({
 	displayName: 'Check Balance Before Sending',

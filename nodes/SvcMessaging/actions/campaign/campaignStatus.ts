@@ -2,8 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { getCampaign } from '../../api/campaigns';
-import { serviceErrorCode } from '../../transport/errors';
-import { wrapError } from '../../transport/errors';
+import { serviceErrorCode, wrapError } from '../../transport/errors';
 import { itemLead, titledErrors } from '../../transport/errorTitles';
 
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'COMPLETED' | 'FAILED' | 'PAUSED' | 'CANCELLED';

@@ -93,7 +93,8 @@ export async function createCampaigns(ctx: IExecuteFunctions, campaigns: Campaig
 			numbersOf: ({ prepared: { body } }) => (body.manualNumbers as string[] | undefined) ?? [],
 			reachesOthers: ({ prepared: { body } }) => body.contactGroupIds !== undefined,
 			keepOnly: (unit, kept, dropped) => {
-				const { manualNumbers: _all, ...body } = unit.prepared.body;
+				const body = { ...unit.prepared.body };
+				delete body.manualNumbers;
 				unit.prepared = { ...unit.prepared, body: kept.length ? { ...body, manualNumbers: kept } : body, manualCount: kept.length };
 				unit.suppressedNumbers = dropped;
 			},

@@ -197,7 +197,11 @@ export const description = updateDisplayOptions({ show: { resource: ['chatMessag
 /** Template, Template Language and Template Variables, without their Message Type condition (for Send Template). */
 export const templateFields: INodeProperties[] = properties
 	.filter((p) => ['template', 'templateLanguage', 'templateVariables'].includes(p.name))
-	.map(({ displayOptions: _shownForTemplateType, ...field }) => field);
+	.map((property) => {
+		const field = { ...property };
+		delete field.displayOptions; // shown for the template type here; Send Template shows them always
+		return field;
+	});
 
 /** The run's reader of one item's chat message, checked; templates and media links are looked up once per run. */
 export function preparer(this: IExecuteFunctions): (i: number) => Promise<PreparedPost> {

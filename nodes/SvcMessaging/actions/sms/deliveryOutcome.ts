@@ -93,7 +93,8 @@ export function splitOutcomes(items: INodeExecutionData[], final: boolean): INod
 	const delivered: INodeExecutionData[] = [];
 	const notDelivered: INodeExecutionData[] = [];
 	for (const item of items) {
-		const { delivered: _d, timedOut: _t, waitedSeconds: _w, [WAIT_KEY]: wait, ...rest } = item.json;
+		const { [WAIT_KEY]: wait, ...rest } = item.json;
+		for (const key of ['delivered', 'timedOut', 'waitedSeconds']) delete rest[key];
 		const json: IDataObject = { delivered: rest.status === 'DELIVERED', ...rest };
 		if (isWaiting(item)) json.timedOut = true;
 		const info = waitInfoOf(item);

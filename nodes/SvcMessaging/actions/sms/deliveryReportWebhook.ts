@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteData, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { timingSafeEqual } from 'node:crypto';
 
+import { EDITION } from '../../platform/edition';
 import { digest, sharedLimitOf } from '../../transport/redis';
 import { openRedisStore } from '../../transport/redisStore';
 import { SERVICE } from '../../transport/service';
@@ -95,7 +96,7 @@ function sameHex(a: string, b: string): boolean {
  * gets a 401. The node's own call at the wake time resumes it too.
  */
 export async function handleWaitingReport(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const credentials = (await this.getCredentials('svcMessagingApi')) as IDataObject;
+	const credentials = (await this.getCredentials(EDITION.apiKeyCredential.name)) as IDataObject;
 	const executionId = this.getExecutionId() ?? '';
 	const entry = waitingEntry(this);
 	// The wait's own secret: the API key may have been replaced since the node sent.

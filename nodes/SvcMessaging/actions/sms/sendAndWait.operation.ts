@@ -158,7 +158,8 @@ export async function send(this: IExecuteFunctions, prepared: Array<PreparedSms 
 	// Webhook mode waits as a whole: until the last message's timeout. Polling: each message until its own.
 	const lastUntil = Math.max(...acceptedAt.map((at) => Date.parse(at) + timeout));
 	const waiting = sent.map((item, index) => {
-		const { [ACCEPTED_AT]: _accepted, ...json } = item.json;
+		const json = { ...item.json };
+		delete json[ACCEPTED_AT];
 		const since = acceptedAt[index];
 		const until = new Date(mode === 'webhook' ? lastUntil : Date.parse(since) + timeout).toISOString();
 		const info: WaitInfo = { mode, since, until, item: inputIndexOf(item, index) };

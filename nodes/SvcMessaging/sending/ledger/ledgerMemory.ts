@@ -47,7 +47,7 @@ const RUN_OVERHEAD_BYTES = 400;
 const OBJECT_HEADER_BYTES = 24;
 const PROPERTY_BYTES = 8;
 const STRING_HEADER_BYTES = 16;
-const WIDE = /[^\u0000-\u00ff]/;
+const WIDE = /[\u0100-\uffff]/;
 
 /** A string's heap size: one byte a character, two when any is outside Latin-1 (V8's two forms). */
 const stringBytes = (text: string) => STRING_HEADER_BYTES + (WIDE.test(text) ? 2 : 1) * text.length;

@@ -6,7 +6,7 @@ import { normalizePhoneNumber } from '../../rules/phone';
 import { INVALID_INPUT, withErrorCode } from '../../transport/errors';
 import type { SharedLimitConfig } from '../../transport/redis';
 import { DO_NOT_SEND, doNotSendStore } from './doNotSendStore';
-import type { ItemFailure } from '../outcomes';
+import { withoutCost, type ItemFailure } from '../outcomes';
 
 /**
  * The do-not-send list of a send: numbers that are never posted to. Two stores, either or both:
@@ -68,7 +68,7 @@ export async function suppressListed<U extends ListedUnit>(
 	let suppressed = 0;
 	const suppress = (unit: U, where: string) => {
 		// What would have been posted, without its cost or send time: nothing is charged or scheduled.
-		const { sendAt: _sendAt, credits: _credits, segments: _segments, ...json } = price(unit);
+		const json = withoutCost(price(unit));
 		unit.outcome = { ok: true, json: { ...json, accepted: false, sent: false, suppressed: true, reason: `The number is on the do-not-send list (${where})` } };
 		suppressed++;
 	};
@@ -118,7 +118,7 @@ export async function suppressWithin<U extends ListedUnit>(list: DoNotSend, unit
 		if (listed.size === 0) continue;
 		dropped += listed.size;
 		if (listed.size === numbers.length && !of.reachesOthers(unit)) {
-			const { sendAt: _sendAt, credits: _credits, segments: _segments, ...json } = price(unit);
+			const json = withoutCost(price(unit));
 			unit.outcome = { ok: true, json: { ...json, sent: false, suppressed: true, suppressedNumbers: [...listed], reason: 'Every number is on the do-not-send list' } };
 		} else {
 			of.keepOnly(unit, numbers.filter((number) => !listed.has(number)), [...listed]);

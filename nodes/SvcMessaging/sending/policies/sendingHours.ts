@@ -2,7 +2,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { INVALID_INPUT, withErrorCode } from '../../transport/errors';
-import type { ItemFailure } from '../outcomes';
+import { withoutCost, type ItemFailure } from '../outcomes';
 import { judge, judgeTogether, verdictFields, zoneOfNumber, type QuietHours, type Verdict, type Zone } from './quietHours';
 
 /** What Sending Hours did to a run's units: skipped (not sent), deferred (scheduled for the next opening). */
@@ -69,7 +69,7 @@ export function applyQuietHours<U extends HoursUnit>(
 		}
 		if (verdict.kind === 'skip') {
 			// What would have been posted, without a send time or cost: nothing goes out, nothing is charged.
-			const { sendAt: _sendAt, credits: _credits, segments: _segments, ...json } = unit.price(u);
+			const json = withoutCost(unit.price(u));
 			u.outcome = { ok: true, json: { ...json, accepted: false, ...fields } };
 			decided++;
 			skipped++;

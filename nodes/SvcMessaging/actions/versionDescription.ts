@@ -8,6 +8,7 @@ import * as chatTemplate from './chatTemplate';
 import * as doNotSendList from './doNotSendList';
 import * as senderId from './senderId';
 import * as sms from './sms';
+import { EDITION } from '../platform/edition';
 import { toolProperties } from './tool.descriptions';
 import { DOCUMENTATION_URL } from '../transport/service';
 import { DELIVERY_WAIT } from './sms/deliveryWait';
@@ -36,8 +37,8 @@ function subtitleOf(properties: INodeProperties[]): string {
 }
 
 export const versionDescription: INodeTypeDescription = {
-	displayName: 'SVC Messaging',
-	name: 'svcMessaging',
+	displayName: EDITION.action.displayName,
+	name: EDITION.action.name,
 	group: ['output'],
 	// Version 2 changes defaults and forms (actions/versions.ts); version 1 workflows keep theirs.
 	version: NODE_VERSIONS,
@@ -45,7 +46,7 @@ export const versionDescription: INodeTypeDescription = {
 	description: 'Send SMS, campaigns and chat messages with the SVC messaging service',
 	// An http(s) documentationUrl is opened as it is; the codex link gets '?utm_…' appended after its '#anchor'.
 	documentationUrl: DOCUMENTATION_URL,
-	defaults: { name: 'SVC Messaging' },
+	defaults: { name: EDITION.action.displayName },
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],
 	// "Send and Wait for Delivery" continues on "Delivered" or "Not Delivered".
@@ -64,14 +65,14 @@ export const versionDescription: INodeTypeDescription = {
 	// dropdown keeps its own type and its label "Credential for <type>" (n8n 1 and 2).
 	credentials: [
 		{
-			name: 'svcMessagingApi',
+			name: EDITION.apiKeyCredential.name,
 			required: true,
 			// The credential's Test (methods/credentialTest.ts): the key, and its Redis when "Use Redis" is on.
 			testedBy: 'svcMessagingApiTest',
 			displayOptions: { show: ALL_VERSIONS, hide: { useApiKey: [false] } },
 		},
 		{
-			name: 'svcMessagingAccountApi',
+			name: EDITION.accountCredential.name,
 			required: true,
 			displayOptions: { show: ALL_VERSIONS, hide: { checkBalance: [false] } },
 		},
@@ -152,3 +153,22 @@ export const versionDescription: INodeTypeDescription = {
 // Set after the description: n8n's lint reads the Resource options only as an inline array.
 versionDescription.subtitle = subtitleOf(versionDescription.properties);
 versionDescription.properties = examplePlaceholdersInV2(versionDescription.properties);
+if (!EDITION.redis) versionDescription.properties = withoutListResource(versionDescription.properties);
+
+/**
+ * An edition without Redis has nowhere to keep a do-not-send list: the Do-Not-Send List resource
+ * (the list in Redis) is left out; each send's "Do-Not-Send List → Numbers" option stays.
+ */
+function withoutListResource(properties: INodeProperties[]): INodeProperties[] {
+	const LIST = 'doNotSendList';
+	return properties.flatMap((property) => {
+		const resources = property.displayOptions?.show?.resource as string[] | undefined;
+		if (property.name === 'resource') {
+			return [{ ...property, options: (property.options as Array<{ value: string }>).filter((o) => o.value !== LIST) } as INodeProperties];
+		}
+		if (!resources?.includes(LIST)) return [property];
+		const others = resources.filter((resource) => resource !== LIST);
+		if (others.length === 0) return [];
+		return [{ ...property, displayOptions: { ...property.displayOptions, show: { ...property.displayOptions!.show, resource: others } } }];
+	});
+}
