@@ -163,6 +163,43 @@ export async function redisClient(config: SharedLimitConfig, purpose: string): P
 	return await client;
 }
 
+/**
+ * Waits, at most `ms`, for a client whose connection dropped (a Redis restarted) to be connected
+ * again; answers whether it is. A command sent meanwhile would fail at once (maxRetriesPerRequest).
+ */
+export async function reconnected(client: RedisClient, ms = CONNECT_TIMEOUT_MS): Promise<boolean> {
+	const isReady = () => client.status === 'ready';
+	if (isReady()) return true;
+	let onReady = () => undefined as void;
+	const ready = new Promise<boolean>((resolve) => client.once('ready', (onReady = () => resolve(true))));
+	const ok = await Promise.race([ready, sleep(ms).then(() => false)]);
+	client.removeListener('ready', onReady);
+	return ok || isReady();
+}
+
+const CRC16_TABLE = Array.from({ length: 256 }, (_, byte) => {
+	let crc = byte << 8;
+	for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+	return crc;
+});
+
+/**
+ * A key's hash slot in a Redis Cluster (CRC16 of its hash tag, the text between its first `{` and
+ * the next `}` when not empty, else of the whole key, modulo 16384): a multi-key command must keep
+ * to one slot (CROSSSLOT), so the stores split their calls by it.
+ */
+export function hashSlot(key: string): number {
+	const open = key.indexOf('{');
+	const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+	const hashed = Buffer.from(close > open + 1 ? key.slice(open + 1, close) : key);
+	let crc = 0;
+	for (const byte of hashed) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ byte) & 0xff];
+	return crc % 16384;
+}
+
+/** Whether the client speaks to a Redis Cluster. */
+export const isCluster = (client: RedisClient): boolean => !(client instanceof Redis);
+
 /** Closes this process's plain clients (tests and benchmarks end with this). */
 export async function closeRedisClients(): Promise<void> {
 	const open = [...clients.values()];
