@@ -34,6 +34,7 @@ const PROCESSES = [
 	'limiter/sharedLimit.test.ts',
 	'policies/doNotSend.test.ts',
 	'policies/idempotencyKey.test.ts',
+	'policies/idempotencyKeyCluster.test.ts',
 	'redis/clusterTls.test.ts',
 	'redis/tls.test.ts',
 	'sms/clusterLedger.test.ts',
