@@ -56,6 +56,28 @@ export function bottleneckConnection(config: SharedLimitConfig): { clientOptions
 	return config.clusterNodes ? { clientOptions: clusterOptions(config), clusterNodes: config.clusterNodes } : { clientOptions: redisClientOptions(config) };
 }
 
+/** Bottleneck 2.19.5's script errors it acts on (RedisDatastore.runScript), by the words it compares. */
+const BOTTLENECK_SIGNALS = /^ERR (SETTINGS_KEY_NOT_FOUND|UNKNOWN_CLIENT)$/;
+
+/**
+ * Redis 7 answers a script's error_reply as "ERR <words>", and Bottleneck compares the words alone:
+ * it then no longer sees that a Redis restarted empty (SETTINGS_KEY_NOT_FOUND: it would set its
+ * limiter up again) or forgot its client (UNKNOWN_CLIENT), and every job fails until the limiter is
+ * joined again. Its IORedisConnection's scripts are given back the words it expects.
+ */
+export function bottleneckScriptWords(connection: object): void {
+	type Callback = (error: unknown, replies: unknown) => void;
+	const raw = connection as { __scriptArgs__(name: string, id: string, args: unknown[], callback: Callback): unknown[] };
+	const scriptArgs = raw.__scriptArgs__.bind(connection);
+	// Bottleneck reads a script's answer through this callback (the command's own promise it leaves alone).
+	raw.__scriptArgs__ = (name, id, args, callback) =>
+		scriptArgs(name, id, args, (error, replies) => {
+			const words = BOTTLENECK_SIGNALS.exec(String((error as Error | undefined)?.message))?.[1];
+			if (words) (error as Error).message = words;
+			callback(error, replies);
+		});
+}
+
 /**
  * Waits until `ready` (the connection is up), at most CONNECT_TIMEOUT_MS; a refused login or TLS
  * certificate ends the wait at once (waiting will not fix it). Throws RedisUnavailable naming the host.
