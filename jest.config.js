@@ -35,6 +35,7 @@ const PROCESSES = [
 	'policies/doNotSend.test.ts',
 	'policies/idempotencyKey.test.ts',
 	'policies/idempotencyKeyCluster.test.ts',
+	'policies/idempotencyKeyScope.test.ts',
 	'policies/redisRestartSend.test.ts',
 	'redis/clusterTls.test.ts',
 	'redis/tls.test.ts',

@@ -235,3 +235,26 @@ describe('Idempotency Key: a claim left in progress (its execution stopped, or s
 		expect((await localKeyStore.peek([{ account: 'a', digest: 'd7', ttlMs: 1 }]))[0]).toMatchObject({ token: 'other' });
 	});
 });
+
+describe('Idempotency Key: the bound of this process (LOCAL_KEYS: a held key is never dropped for another)', () => {
+	afterEach(() => jest.restoreAllMocks());
+
+	it('full of keys within their hours, a new key is refused (all of a call or none); a key whose hours ended, wherever it is, frees its place', async () => {
+		const { inProcess } = await import('../../nodes/SvcMessaging/stores/inProcess');
+		const { StoreFull } = await import('../../nodes/SvcMessaging/stores/store');
+		let now = 1_000_000;
+		jest.spyOn(Date, 'now').mockImplementation(() => now);
+		const store = inProcess<string>({ maxKeys: 3, keepUnexpired: true });
+		// The shortest-lived key in the middle: the oldest (first) holds longest.
+		expect(await store.setIfAbsent([['long', 'a', 3 * hourMs], ['short', 'b', hourMs], ['mid', 'c', 2 * hourMs]])).toEqual([true, true, true]);
+		await expect(store.setIfAbsent([['new', 'd', hourMs]])).rejects.toBeInstanceOf(StoreFull);
+		expect(await store.get(['long', 'short', 'mid', 'new'])).toEqual(['a', 'b', 'c', undefined]);
+		now += hourMs + 1;
+		// Two new keys, one place: neither is set.
+		await expect(store.setIfAbsent([['new', 'd', hourMs], ['other', 'e', hourMs]])).rejects.toBeInstanceOf(StoreFull);
+		expect(await store.get(['new', 'other'])).toEqual([undefined, undefined]);
+		expect(await store.setIfAbsent([['new', 'd', hourMs]])).toEqual([true]);
+		expect(await store.get(['long', 'short', 'mid', 'new'])).toEqual(['a', undefined, 'c', 'd']);
+	});
+});
+const hourMs = 3_600_000;
