@@ -185,20 +185,6 @@ export async function redisClient(config: SharedLimitConfig, purpose: string): P
 	return await client;
 }
 
-/**
- * Waits, at most `ms`, for a client whose connection dropped (a Redis restarted) to be connected
- * again; answers whether it is. A command sent meanwhile would fail at once (maxRetriesPerRequest).
- */
-export async function reconnected(client: RedisClient, ms = CONNECT_TIMEOUT_MS): Promise<boolean> {
-	const isReady = () => client.status === 'ready';
-	if (isReady()) return true;
-	let onReady = () => undefined as void;
-	const ready = new Promise<boolean>((resolve) => client.once('ready', (onReady = () => resolve(true))));
-	const ok = await Promise.race([ready, sleep(ms).then(() => false)]);
-	client.removeListener('ready', onReady);
-	return ok || isReady();
-}
-
 const CRC16_TABLE = Array.from({ length: 256 }, (_, byte) => {
 	let crc = byte << 8;
 	for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;

@@ -1,4 +1,4 @@
-import { reconnected, redisAddress, redisClient, RedisUnavailable, scopedPrefix, type RedisClient, type SharedLimitConfig } from './redis';
+import { redisAddress, redisClient, RedisUnavailable, scopedPrefix, type RedisClient, type SharedLimitConfig } from './redis';
 import { triedAgain } from './triedAgain';
 
 /** A failed Redis read or write that may be repeated is tried again after each of these waits, then given up. */
@@ -31,12 +31,7 @@ export async function openRedisStore(config: SharedLimitConfig, holds: string, s
 	const run = async <T>(delaysMs: readonly number[], call: (client: RedisClient) => Promise<T>): Promise<T> => {
 		let lastError: unknown;
 		try {
-			return await triedAgain(delaysMs, async () => {
-				// A connection that dropped (a Redis restarted) is waited for first, at most CONNECT_TIMEOUT_MS: a call made
-				// meanwhile fails at once, and one tried once (`once`) reaches Redis only on a connection that is up.
-				await reconnected(client);
-				return await call(client);
-			});
+			return await triedAgain(delaysMs, async () => await call(client));
 		} catch (error) {
 			lastError = error;
 		}
