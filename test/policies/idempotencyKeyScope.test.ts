@@ -47,17 +47,31 @@ async function send(setup: NodeSetup, items: IDataObject[]) {
 }
 
 describe('a rotated API key keeps the account’s keys', () => {
-	it('without Redis: another workflow with the new key, and the node after n8n restarted, send nothing again', async () => {
+	it('without Redis: the key rotated in its credential, another workflow and the node after n8n restarted send nothing again', async () => {
 		const [oldKey, newKey] = rotatedAccount();
-		const [first] = await send({ parameters: keyed(), credentials: apiKeyCredentials(emu.url, { apiKey: oldKey }), executionId: `rot-${n}-a` }, [{ phone: KE, key }]);
+		const credentialId = `rotating-${n}`;
+		const [first] = await send({ parameters: keyed(), credentials: apiKeyCredentials(emu.url, { apiKey: oldKey }), credentialId, executionId: `rot-${n}-a` }, [{ phone: KE, key }]);
 		expect(first.accepted).toBe(true);
-		const [elsewhere] = await send({ parameters: keyed(), credentials: apiKeyCredentials(emu.url, { apiKey: newKey }), executionId: `rot-${n}-b`, workflowId: 'another-workflow' }, [{ phone: KE, key }]);
+		const [elsewhere] = await send({ parameters: keyed(), credentials: apiKeyCredentials(emu.url, { apiKey: newKey }), credentialId, executionId: `rot-${n}-b`, workflowId: 'another-workflow' }, [{ phone: KE, key }]);
 		expect(elsewhere).toMatchObject({ alreadySent: true, messageId: first.messageId });
 		clearLocalKeys();
 		clearLocalLedger();
-		const [restarted] = await send({ parameters: keyed(), credentials: apiKeyCredentials(emu.url, { apiKey: newKey }), executionId: `rot-${n}-c` }, [{ phone: KE, key }]);
+		const [restarted] = await send({ parameters: keyed(), credentials: apiKeyCredentials(emu.url, { apiKey: newKey }), credentialId, executionId: `rot-${n}-c` }, [{ phone: KE, key }]);
 		expect(restarted).toMatchObject({ alreadySent: true, idempotencyKey: key });
 		expect(smsTo(KE)).toHaveLength(1);
+	});
+
+	it('without Redis: two accounts’ credentials on one Base URL neither hold back nor see each other’s keys', async () => {
+		const [mine] = rotatedAccount();
+		n++;
+		const [theirs] = rotatedAccount();
+		const [first] = await send({ parameters: keyed(), credentials: apiKeyCredentials(emu.url, { apiKey: mine }), executionId: `two-${n}-a` }, [{ phone: KE, key }]);
+		const [second] = await send({ parameters: keyed(), credentials: apiKeyCredentials(emu.url, { apiKey: theirs }), executionId: `two-${n}-b`, workflowId: 'their-workflow' }, [{ phone: KE, key }]);
+		expect(first.accepted).toBe(true);
+		expect(second.accepted).toBe(true);
+		expect(second.alreadySent).toBeUndefined();
+		expect(second.messageId).not.toBe(first.messageId);
+		expect(smsTo(KE)).toHaveLength(2);
 	});
 
 	it('a sandbox key of the account is not the live account: its key does not hold back a real send', async () => {
