@@ -78,7 +78,7 @@ const REDIS_FIELDS: INodeProperties[] = [
 		name: 'redisPrefix',
 		type: 'string',
 		default: 'svc-messaging',
-		description: "Start of this package's Redis keys, to keep them apart from n8n's own (bull:…)",
+		description: "Start of this package's Redis keys, to keep them apart from n8n's own (bull:…). One account per prefix: every credential with this Redis and prefix shares the Do-Not-Send List and the Idempotency Keys (an account's rotated or other API keys too).",
 	},
 ];
 

@@ -58,18 +58,29 @@ export interface NodeSetup {
 	workflowId?: string;
 	/** The node's version as the workflow saved it; default 1 (the version the suites were written for). */
 	typeVersion?: number;
+	/** the n8n credential's id (default: one per distinct credential data) */
+	credentialId?: string;
 	/** n8n's execution mode; 'retry' is what the executions list's Retry starts. Default 'manual'. */
 	mode?: WorkflowExecuteMode;
 	/** n8n's per-execution data to change (e.g. webhookWaitingBaseUrl: where a waiting execution's resume URL points) */
 	additionalData?: Partial<IWorkflowExecuteAdditionalData>;
 }
 
-let credentialCounter = 0;
+/**
+ * A credential's id: one per distinct credential (type and data), as one saved credential keeps its
+ * id across executions and workflows; `credentialId` names it (a key rotated in one credential).
+ */
+const credentialIds = new Map<string, string>();
+const credentialIdFor = (type: string, data: unknown) => {
+	const content = JSON.stringify([type, data]);
+	if (!credentialIds.has(content)) credentialIds.set(content, `cred-${credentialIds.size + 1}`);
+	return credentialIds.get(content)!;
+};
 
 function buildNode(setup: NodeSetup): { workflow: Workflow; node: INode } {
 	const credentials: INode['credentials'] = {};
 	for (const [type, data] of Object.entries(setup.credentials ?? {})) {
-		const id = `cred-${++credentialCounter}`;
+		const id = setup.credentialId ?? credentialIdFor(type, data);
 		credentialsHelper.set(id, { ...data });
 		credentials[type] = { id, name: type };
 	}

@@ -288,7 +288,7 @@ describe('Idempotency Key with the shared Redis', () => {
 		try {
 			const keys = await client.keys(`idem-${n}:idem:*`);
 			expect(keys).toHaveLength(1);
-			expect(keys[0]).toMatch(new RegExp(`^idem-${n}:idem:[0-9a-f]{32}$`));
+			expect(keys[0]).toMatch(new RegExp(`^idem-${n}:idem:\\{[0-9a-f]{32}\\}:[0-9a-f]{32}$`));
 			const value = (await client.get(keys[0]))!;
 			for (const secret of [SEED_KEYS.business, 'redis-secret-pw']) expect(value).not.toContain(secret);
 			expect(keys[0]).not.toContain(key);

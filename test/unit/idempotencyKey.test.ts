@@ -6,7 +6,8 @@ import type { INode } from 'n8n-workflow';
 
 import { checkIdempotencyKey, checkRememberHours } from '../../nodes/SvcMessaging/rules/idempotencyKey';
 import { claimKeys, type RunKeys } from '../../nodes/SvcMessaging/sending/keys/idempotency';
-import { clearLocalKeys, current, durableKeyStore, KEY_CLAIMS, localKeyStore, type KeyClaim, type KeyStore } from '../../nodes/SvcMessaging/sending/keys/keyClaims';
+import { clearLocalKeys, current, KEY_CLAIMS, localKeyStore, type KeyClaim, type KeyStore } from '../../nodes/SvcMessaging/sending/keys/keyClaims';
+import { durableKeyStore } from '../../nodes/SvcMessaging/sending/keys/durableKeys';
 import type { ProcessedData } from '../../nodes/SvcMessaging/sending/ledger/durableMarks';
 import type { Outcome } from '../../nodes/SvcMessaging/sending/outcomes';
 
@@ -54,7 +55,7 @@ describe('Idempotency Key: the field rules', () => {
 describe('Idempotency Key: claims in this process', () => {
 	afterEach(clearLocalKeys);
 	const claim = (token: string, at = Date.now()): KeyClaim => ({ state: 'pending', token, executionId: `e-${token}`, workflowId: 'w', at });
-	const ask = { digest: 'd1', ttlMs: 60_000 };
+	const ask = { account: 'a', digest: 'd1', ttlMs: 60_000 };
 
 	it('one claim per key: the second claimant gets the holder, who alone settles or releases it', async () => {
 		expect(await localKeyStore.claim([ask], claim('a'))).toEqual([undefined]);
@@ -62,15 +63,15 @@ describe('Idempotency Key: claims in this process', () => {
 		expect(held).toMatchObject({ token: 'a', state: 'pending' });
 		expect(await localKeyStore.settle(ask, 'b', undefined)).toBe(false);
 		expect(await localKeyStore.settle(ask, 'a', { ...claim('a'), state: 'sent', results: [{ messageId: 'm1' }] })).toBe(true);
-		expect((await localKeyStore.peek(['d1']))[0]).toMatchObject({ state: 'sent', results: [{ messageId: 'm1' }] });
+		expect((await localKeyStore.peek([{ account: 'a', digest: 'd1', ttlMs: 1 }]))[0]).toMatchObject({ state: 'sent', results: [{ messageId: 'm1' }] });
 		expect(await localKeyStore.settle(ask, 'a', undefined)).toBe(true);
 		expect(await localKeyStore.claim([ask], claim('c'))).toEqual([undefined]);
 	});
 
 	it('a key is forgotten after its time', async () => {
-		await localKeyStore.claim([{ digest: 'd2', ttlMs: 1 }], claim('a'));
+		await localKeyStore.claim([{ account: 'a', digest: 'd2', ttlMs: 1 }], claim('a'));
 		await new Promise((resolve) => setTimeout(resolve, 5));
-		expect(await localKeyStore.claim([{ digest: 'd2', ttlMs: 60_000 }], claim('b'))).toEqual([undefined]);
+		expect(await localKeyStore.claim([{ account: 'a', digest: 'd2', ttlMs: 60_000 }], claim('b'))).toEqual([undefined]);
 	});
 
 	it('a claim left "in progress" past KEY_CLAIMS.staleMs reads as of unknown outcome (never as free)', () => {
@@ -102,7 +103,7 @@ describe("Idempotency Key: n8n's database (a restart is clearLocalKeys(); the ma
 	// 01:00 UTC: a 3-hour bucket began an hour ago.
 	const t0 = Date.UTC(2026, 10, 27, 1);
 	const claim = (token: string, at: number): KeyClaim => ({ state: 'pending', token, executionId: `e-${token}`, workflowId: 'w', at });
-	const ask = (digest: string) => ({ digest, ttlMs: 24 * hour });
+	const ask = (digest: string) => ({ account: 'a', digest, ttlMs: 24 * hour });
 	const restarted = () => {
 		clearLocalKeys();
 		return durableKeyStore(localKeyStore, 'workflow\u0000node', helpers);
@@ -126,26 +127,26 @@ describe("Idempotency Key: n8n's database (a restart is clearLocalKeys(); the ma
 
 	it('a claim mark written before claims had end marks (an upgrade) holds to its bucket end, as it did', async () => {
 		marks.add(`k:legacy:${Math.floor(t0 / (3 * hour))}`);
-		expect((await restarted().claim([{ digest: 'legacy', ttlMs: hour }], claim('a', t0 + 1.5 * hour)))[0]).toMatchObject({ state: 'unknown', durable: true });
+		expect((await restarted().claim([{ account: 'a', digest: 'legacy', ttlMs: hour }], claim('a', t0 + 1.5 * hour)))[0]).toMatchObject({ state: 'unknown', durable: true });
 		// Asking left no marks of its own behind.
 		expect([...marks].filter((m) => m.includes('legacy'))).toEqual([`k:legacy:${Math.floor(t0 / (3 * hour))}`]);
 		// The next bucket: free.
-		expect(await restarted().claim([{ digest: 'legacy', ttlMs: hour }], claim('b', t0 + 2 * hour))).toEqual([undefined]);
+		expect(await restarted().claim([{ account: 'a', digest: 'legacy', ttlMs: hour }], claim('b', t0 + 2 * hour))).toEqual([undefined]);
 	});
 
 	it('a 1-hour key holds to the minute asked after a restart, then is free; a claim released takes its end mark with it', async () => {
-		const oneHour = { digest: 'hour', ttlMs: hour };
+		const oneHour = { account: 'a', digest: 'hour', ttlMs: hour };
 		expect(await restarted().claim([oneHour], claim('a', t0))).toEqual([undefined]);
 		expect((await restarted().claim([oneHour], claim('b', t0 + hour - 1)))[0]).toMatchObject({ durable: true });
 		expect(await restarted().claim([oneHour], claim('c', t0 + hour + 60_000))).toEqual([undefined]);
 		const store = restarted();
-		expect(await store.claim([{ digest: 'released', ttlMs: hour }], claim('d', t0))).toEqual([undefined]);
-		await store.settle({ digest: 'released', ttlMs: hour }, 'd', undefined);
+		expect(await store.claim([{ account: 'a', digest: 'released', ttlMs: hour }], claim('d', t0))).toEqual([undefined]);
+		await store.settle({ account: 'a', digest: 'released', ttlMs: hour }, 'd', undefined);
 		expect([...marks].filter((m) => m.includes(':released:'))).toEqual([]);
 	});
 
 	it('a keyed Send Bulk repeated after a restart asks the row for all its keys in a few calls, not two a key', async () => {
-		const keys = Array.from({ length: 120 }, (_, n) => ({ digest: `bulk${n}`, ttlMs: hour }));
+		const keys = Array.from({ length: 120 }, (_, n) => ({ account: 'a', digest: `bulk${n}`, ttlMs: hour }));
 		expect(await restarted().claim(keys, claim('a', t0))).toEqual(keys.map(() => undefined));
 		let calls = 0;
 		const counted: ProcessedData = {
@@ -173,16 +174,16 @@ describe('Idempotency Key: a key in progress elsewhere (sending/keys/idempotency
 		jest.useRealTimers();
 		clearLocalKeys();
 	});
-	const keys = (store: KeyStore): RunKeys => ({ store, executionId: 'e-2', workflowId: 'w', of: () => ({ key: 'order-1', digest: 'd9', ttlMs: 60_000 }) });
+	const keys = (store: KeyStore): RunKeys => ({ store, executionId: 'e-2', workflowId: 'w', of: () => ({ key: 'order-1', account: 'a', digest: 'd9', ttlMs: 60_000 }) });
 	const elsewhere = (): KeyClaim => ({ state: 'pending', token: 'other', executionId: 'e-1', workflowId: 'w', at: Date.now() });
 
 	it('is waited for, then its result is answered (alreadySent), nothing posted', async () => {
 		jest.useFakeTimers();
-		await localKeyStore.claim([{ digest: 'd9', ttlMs: 60_000 }], elsewhere());
+		await localKeyStore.claim([{ account: 'a', digest: 'd9', ttlMs: 60_000 }], elsewhere());
 		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
 		const claimed = claimKeys(node, keys(localKeyStore), [unit], false);
 		await jest.advanceTimersByTimeAsync(1_000);
-		await localKeyStore.settle({ digest: 'd9', ttlMs: 60_000 }, 'other', { ...elsewhere(), state: 'sent', sentAt: 'then', results: [{ messageId: 'm-1' }] });
+		await localKeyStore.settle({ account: 'a', digest: 'd9', ttlMs: 60_000 }, 'other', { ...elsewhere(), state: 'sent', sentAt: 'then', results: [{ messageId: 'm-1' }] });
 		await jest.advanceTimersByTimeAsync(KEY_CLAIMS.pollMs);
 		const { post } = await claimed;
 		expect(post).toEqual([]);
@@ -191,7 +192,7 @@ describe('Idempotency Key: a key in progress elsewhere (sending/keys/idempotency
 
 	it(`is refused after KEY_CLAIMS.waitMs (${KEY_CLAIMS.waitMs / 1000} s) without an answer: IDEMPOTENCY_KEY_HELD, nothing posted`, async () => {
 		jest.useFakeTimers();
-		await localKeyStore.claim([{ digest: 'd9', ttlMs: 60_000 }], elsewhere());
+		await localKeyStore.claim([{ account: 'a', digest: 'd9', ttlMs: 60_000 }], elsewhere());
 		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
 		const claimed = claimKeys(node, keys(localKeyStore), [unit], false);
 		await jest.advanceTimersByTimeAsync(KEY_CLAIMS.waitMs + KEY_CLAIMS.pollMs);
@@ -205,15 +206,15 @@ describe('Idempotency Key: a key in progress elsewhere (sending/keys/idempotency
 
 	it('a released key (the other send was refused before sending) is claimed and posted', async () => {
 		jest.useFakeTimers();
-		await localKeyStore.claim([{ digest: 'd9', ttlMs: 60_000 }], elsewhere());
+		await localKeyStore.claim([{ account: 'a', digest: 'd9', ttlMs: 60_000 }], elsewhere());
 		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
 		const claimed = claimKeys(node, keys(localKeyStore), [unit], false);
 		await jest.advanceTimersByTimeAsync(500);
-		await localKeyStore.settle({ digest: 'd9', ttlMs: 60_000 }, 'other', undefined);
+		await localKeyStore.settle({ account: 'a', digest: 'd9', ttlMs: 60_000 }, 'other', undefined);
 		await jest.advanceTimersByTimeAsync(KEY_CLAIMS.pollMs);
 		const { post } = await claimed;
 		expect(post).toEqual([unit]);
-		expect((await localKeyStore.peek(['d9']))[0]).toMatchObject({ state: 'pending', executionId: 'e-2' });
+		expect((await localKeyStore.peek([{ account: 'a', digest: 'd9', ttlMs: 1 }]))[0]).toMatchObject({ state: 'pending', executionId: 'e-2' });
 	});
 });
 
@@ -222,15 +223,38 @@ describe('Idempotency Key: a claim left in progress (its execution stopped, or s
 
 	it('is refused as of unknown outcome, and not taken over even with Resend Messages With Unknown Outcome', async () => {
 		const old: KeyClaim = { state: 'pending', token: 'other', executionId: 'e-1', workflowId: 'w', at: Date.now() - KEY_CLAIMS.staleMs - 1 };
-		await localKeyStore.claim([{ digest: 'd7', ttlMs: 3_600_000 }], old);
+		await localKeyStore.claim([{ account: 'a', digest: 'd7', ttlMs: 3_600_000 }], old);
 		const unit: { itemIndex: number; outcome?: Outcome } = { itemIndex: 0 };
-		const runKeys: RunKeys = { store: localKeyStore, executionId: 'e-2', workflowId: 'w', of: () => ({ key: 'order-7', digest: 'd7', ttlMs: 3_600_000 }) };
+		const runKeys: RunKeys = { store: localKeyStore, executionId: 'e-2', workflowId: 'w', of: () => ({ key: 'order-7', account: 'a', digest: 'd7', ttlMs: 3_600_000 }) };
 		const { post } = await claimKeys(node, runKeys, [unit], true);
 		expect(post).toEqual([]);
 		const error = (unit.outcome as { error: Error & { description?: string; context: { errorCode?: string } } }).error;
 		expect(error.message).toContain('Item 0: the message of Idempotency Key "order-7" may already have been sent (it has been in progress for more than 10 minutes');
 		expect(error.description).toContain('to send it anyway, use another key');
 		expect(error.context.errorCode).toBe('UNKNOWN_OUTCOME');
-		expect((await localKeyStore.peek(['d7']))[0]).toMatchObject({ token: 'other' });
+		expect((await localKeyStore.peek([{ account: 'a', digest: 'd7', ttlMs: 1 }]))[0]).toMatchObject({ token: 'other' });
 	});
 });
+
+describe('Idempotency Key: the bound of this process (LOCAL_KEYS: a held key is never dropped for another)', () => {
+	afterEach(() => jest.restoreAllMocks());
+
+	it('full of keys within their hours, a new key is refused (all of a call or none); a key whose hours ended, wherever it is, frees its place', async () => {
+		const { inProcess } = await import('../../nodes/SvcMessaging/stores/inProcess');
+		const { StoreFull } = await import('../../nodes/SvcMessaging/stores/store');
+		let now = 1_000_000;
+		jest.spyOn(Date, 'now').mockImplementation(() => now);
+		const store = inProcess<string>({ maxKeys: 3, keepUnexpired: true });
+		// The shortest-lived key in the middle: the oldest (first) holds longest.
+		expect(await store.setIfAbsent([['long', 'a', 3 * hourMs], ['short', 'b', hourMs], ['mid', 'c', 2 * hourMs]])).toEqual([true, true, true]);
+		await expect(store.setIfAbsent([['new', 'd', hourMs]])).rejects.toBeInstanceOf(StoreFull);
+		expect(await store.get(['long', 'short', 'mid', 'new'])).toEqual(['a', 'b', 'c', undefined]);
+		now += hourMs + 1;
+		// Two new keys, one place: neither is set.
+		await expect(store.setIfAbsent([['new', 'd', hourMs], ['other', 'e', hourMs]])).rejects.toBeInstanceOf(StoreFull);
+		expect(await store.get(['new', 'other'])).toEqual([undefined, undefined]);
+		expect(await store.setIfAbsent([['new', 'd', hourMs]])).toEqual([true]);
+		expect(await store.get(['long', 'short', 'mid', 'new'])).toEqual(['a', undefined, 'c', 'd']);
+	});
+});
+const hourMs = 3_600_000;

@@ -27,10 +27,10 @@ export const idempotencyKeyOption: INodeProperties = {
 	default: '',
 	placeholder: 'order-{{ $json.orderNumber }}-shipped',
 	description:
-		'A name for the business event this message is for: one per item (the same key on several items of one execution is refused). A second send with the same key, from any execution or workflow using the same API key (campaigns: the same login), sends nothing and outputs the first result (alreadySent: true, its message ID, when and in which execution).',
+		'A name for the business event this message is for: one per item (the same key on several items of one execution is refused). A second send with the same key on the same account, from any execution or workflow and with any of its API keys, sends nothing and outputs the first result (alreadySent: true, its message ID, when and in which execution).',
 	hint: EDITION.redis
-		? 'E.g. order-{{ $json.id }}-shipped. Keys belong to the API key: a new (rotated) key starts with none. Across n8n processes (queue mode), and across workflows after n8n restarts, this needs the credential\'s shared Redis.'
-		: 'E.g. order-{{ $json.id }}-shipped. Keys belong to the API key: a new (rotated) key starts with none. This node keeps its keys across n8n restarts; across workflows a key holds until n8n restarts.',
+		? 'E.g. order-{{ $json.id }}-shipped. Keys belong to the account, not the API key: a rotated key keeps them (sandbox keys have their own). With the credential\'s Redis, an account is its Redis Prefix, as for the Do-Not-Send List; without it, the credential (rotate the key inside it); across n8n processes (queue mode), and across workflows after n8n restarts, this needs that Redis.'
+		: 'E.g. order-{{ $json.id }}-shipped. Keys belong to the account\'s credential, not the API key: a key rotated inside the credential keeps them (sandbox keys have their own). This node keeps its keys across n8n restarts; across workflows a key holds until n8n restarts.',
 };
 
 /** With Idempotency Key: how long a key is remembered. */

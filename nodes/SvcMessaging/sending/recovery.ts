@@ -5,6 +5,7 @@ import { LEDGER_UNAVAILABLE, REDIS_UNAVAILABLE, UNKNOWN_OUTCOME, withErrorCode }
 import { itemLead, titledErrors } from '../transport/errorTitles';
 import { RedisUnavailable } from '../transport/redis';
 import { DatabaseUnavailable } from './ledger/durableMarks';
+import { KeysFull } from './keys/keyClaims';
 import type { EarlierEntry, LedgerEntry } from './ledger/ledger';
 import type { ItemFailure } from './outcomes';
 
@@ -40,13 +41,18 @@ export function databaseLedgerError(node: INode, error: DatabaseUnavailable, ite
 }
 
 /**
- * Redis (the do-not-send list, the shared ledger, the keys) or n8n's database (the ledger's marks)
- * failed before these units were posted: they fail unsent with its error. Any other error fails the node.
+ * Redis (the do-not-send list, the shared ledger, the keys) or n8n's database (the ledger's marks,
+ * the keys' claims) failed before these units were posted, or this process holds no more keys: they
+ * fail unsent with its error. Any other error fails the node.
  */
 export function failedUnsent(node: INode, units: Array<{ itemIndex: number; outcome?: unknown }>, error: unknown): void {
-	if (!(error instanceof DatabaseUnavailable) && !(error instanceof RedisUnavailable)) throw new NodeOperationError(node, error as Error);
+	if (!(error instanceof DatabaseUnavailable) && !(error instanceof RedisUnavailable) && !(error instanceof KeysFull)) throw new NodeOperationError(node, error as Error);
+	const errorOf = (itemIndex: number) => {
+		if (error instanceof KeysFull) return withErrorCode(new NodeOperationError(node, error.message, { itemIndex, description: error.description }), error.code);
+		return error instanceof DatabaseUnavailable ? databaseLedgerError(node, error, itemIndex) : ledgerError(node, error, itemIndex);
+	};
 	for (const unit of units) {
-		const itemError = error instanceof DatabaseUnavailable ? databaseLedgerError(node, error, unit.itemIndex) : ledgerError(node, error, unit.itemIndex);
+		const itemError = errorOf(unit.itemIndex);
 		unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: itemError };
 	}
 }

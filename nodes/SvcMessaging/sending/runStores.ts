@@ -3,7 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { REDIS_UNAVAILABLE, withErrorCode } from '../transport/errors';
 import { RedisUnavailable, type SharedLimitConfig } from '../transport/redis';
-import { claimsIn, durableKeyStore, localKeyStore, type KeyClaim, type KeyStore } from './keys/keyClaims';
+import { claimsIn, localKeyStore, type KeyClaim, type KeyStore } from './keys/keyClaims';
+import { durableKeyStore } from './keys/durableKeys';
 import { inRedis } from '../stores/inRedis';
 import { durableMarks, type ProcessedData } from './ledger/durableMarks';
 import { openSendLedger, type RunIdentity, type SendLedger } from './ledger/ledger';
@@ -62,7 +63,7 @@ export class RunStores {
 			}));
 		return {
 			claim: async (asks, mine) => await (await get()).claim(asks, mine),
-			peek: async (digests) => await (await get()).peek(digests),
+			peek: async (asks) => await (await get()).peek(asks),
 			settle: async (ask, token, next) => await (await get()).settle(ask, token, next),
 			// Never opens the store: a run that claimed nothing has nothing to store.
 			stored: async () => await this.keyStore?.then(async (opened) => await opened.stored?.()).catch(() => undefined),
@@ -71,7 +72,8 @@ export class RunStores {
 
 	private async openKeys(): Promise<KeyStore> {
 		const { shared, rows } = this.choice;
-		return shared ? claimsIn(await inRedis<KeyClaim>(shared, 'the idempotency keys')) : durableKeyStore(localKeyStore, this.scopeKey, rows);
+		// A Redis may hold keys written by versions before the account's scope (up to 72 h): they count too.
+		return shared ? claimsIn(await inRedis<KeyClaim>(shared, 'the idempotency keys'), true) : durableKeyStore(localKeyStore, this.scopeKey, rows);
 	}
 
 	/** The ledger in this process, and in the shared Redis when there is one. */

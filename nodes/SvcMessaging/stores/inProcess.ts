@@ -34,21 +34,49 @@ export function inProcess<V>(bounds: ProcessBounds): ProcessStore<V> {
 			map.delete(key);
 		}
 	};
+	/** keepUnexpired: the earliest expiry the last sweep left (no sweep before it: nothing to find) */
+	let nextExpiry = 0;
+	/** Forgets every expired key, wherever it is in the map (lifetimes differ): once per expiry, not per write. */
+	const sweep = (now: number) => {
+		if (now < nextExpiry) return;
+		nextExpiry = Infinity;
+		for (const [key, held] of map) {
+			if (held.expires <= now) map.delete(key);
+			else nextExpiry = Math.min(nextExpiry, held.expires);
+		}
+	};
+	/** Throws when `n` new keys would not all find a place (keepUnexpired): a call sets all its keys or none. */
+	const roomFor = (n: number, now: number) => {
+		if (!bounds.keepUnexpired || map.size + n <= bounds.maxKeys) return;
+		forgetExpired(now);
+		sweep(now);
+		if (map.size + n > bounds.maxKeys) throw bounds.full?.(map.size) ?? new StoreFull(map.size);
+	};
 	/** Frees one place for a new key, or throws StoreFull (see ProcessBounds). */
 	const makeRoom = (now: number) => {
 		forgetExpired(now);
 		if (map.size < bounds.maxKeys) return;
+		if (bounds.keepUnexpired) {
+			sweep(now);
+			if (map.size < bounds.maxKeys) return;
+			throw bounds.full?.(map.size) ?? new StoreFull(map.size);
+		}
 		const [oldestKey, oldest] = map.entries().next().value as [string, Held<V>];
 		if (bounds.keepAtLeastMs !== undefined && now - oldest.written < bounds.keepAtLeastMs) throw new StoreFull(map.size);
 		map.delete(oldestKey);
 	};
 	const write = (key: string, value: V, ttlMs: number | undefined, now: number) => {
 		if (!map.delete(key)) makeRoom(now);
-		map.set(key, { value, expires: ttlMs === undefined ? Infinity : now + ttlMs, written: now });
+		const expires = ttlMs === undefined ? Infinity : now + ttlMs;
+		map.set(key, { value, expires, written: now });
+		nextExpiry = Math.min(nextExpiry, expires);
 	};
 	return {
 		held: (key) => alive(key, Date.now())?.value,
-		clear: () => map.clear(),
+		clear: () => {
+			map.clear();
+			nextExpiry = 0;
+		},
 		async get(keys) {
 			const now = Date.now();
 			return keys.map((key) => alive(key, now)?.value);
@@ -59,6 +87,7 @@ export function inProcess<V>(bounds: ProcessBounds): ProcessStore<V> {
 		},
 		async setIfAbsent(entries) {
 			const now = Date.now();
+			roomFor(entries.filter(([key]) => !alive(key, now)).length, now);
 			return entries.map(([key, value, ttlMs]) => {
 				if (alive(key, now)) return false;
 				write(key, value, ttlMs, now);

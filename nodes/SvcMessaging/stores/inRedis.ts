@@ -1,9 +1,11 @@
-import type { SharedLimitConfig } from '../transport/redis';
+import { hashSlot, isCluster, type SharedLimitConfig } from '../transport/redis';
 import { openRedisStore } from '../transport/redisStore';
 import type { Store } from './store';
 
 /** Keys per Redis round trip (MGET, a pipeline of SETs, DEL). */
 export const REDIS_BATCH = 1_000;
+/** Round trips under way at once for one call (a Redis Cluster's keys of several slots). */
+const REDIS_WAVE = 8;
 
 /**
  * Replaces a value only when its holder asks (its token): with the next value, or removes it
@@ -29,9 +31,21 @@ redis.call('INCRBY', KEYS[1], add)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return now + add`;
 
-const batches = <T>(list: readonly T[]): T[][] => {
-	const out: T[][] = [];
-	for (let start = 0; start < list.length; start += REDIS_BATCH) out.push(list.slice(start, start + REDIS_BATCH));
+/**
+ * The places of `names` in calls of at most REDIS_BATCH keys. In a Redis Cluster a call keeps to one
+ * hash slot (a multi-key command over several fails with CROSSSLOT): keys that share a hash tag (one
+ * account's idempotency keys, one node's ledger) still go together.
+ */
+const batchesOf = (names: readonly string[], cluster: boolean): number[][] => {
+	const groups = new Map<number, number[]>();
+	names.forEach((name, n) => {
+		const slot = cluster ? hashSlot(name) : 0;
+		const group = groups.get(slot);
+		if (group) group.push(n);
+		else groups.set(slot, [n]);
+	});
+	const out: number[][] = [];
+	for (const group of groups.values()) for (let start = 0; start < group.length; start += REDIS_BATCH) out.push(group.slice(start, start + REDIS_BATCH));
 	return out;
 };
 
@@ -51,6 +65,15 @@ export async function inRedis<V>(config: SharedLimitConfig, holds: string, scope
 		return (value: V) => (value === lastValue ? lastText : ((lastValue = value), (lastText = JSON.stringify(value))));
 	};
 	const parsed = (text: string | null) => (text === null ? undefined : (JSON.parse(text) as V));
+	const cluster = isCluster(client);
+	/** Runs `call` on each batch of `names` (as full Redis keys), REDIS_WAVE batches at a time (a cluster's slots in parallel). */
+	const eachBatch = async <A>(names: readonly string[], call: (keys: string[], places: number[]) => Promise<A>): Promise<void> => {
+		const keys = names.map(key);
+		const batches = batchesOf(keys, cluster);
+		for (let first = 0; first < batches.length; first += REDIS_WAVE) {
+			await Promise.all(batches.slice(first, first + REDIS_WAVE).map(async (places) => await call(places.map((n) => keys[n]), places)));
+		}
+	};
 	/** A pipeline answers each command's error in its results instead of rejecting. */
 	const pipelined = async (commands: (pipeline: ReturnType<typeof client.pipeline>) => void) => {
 		const pipeline = client.pipeline();
@@ -61,35 +84,47 @@ export async function inRedis<V>(config: SharedLimitConfig, holds: string, scope
 		return results.map(([, answer]) => answer);
 	};
 	return {
-		async get(keys) {
-			const out: Array<V | undefined> = [];
-			for (const batch of batches(keys)) for (const text of await tried(async () => await client.mget(batch.map(key)))) out.push(parsed(text));
+		async get(names) {
+			const out: Array<V | undefined> = new Array(names.length);
+			await eachBatch(names, async (keys, places) => (await tried(async () => await client.mget(keys))).forEach((text, i) => (out[places[i]] = parsed(text))));
 			return out;
 		},
 		async set(entries, ttlMs) {
 			const json = texts();
-			for (const batch of batches(entries)) {
-				const values = batch.map(([, value]) => json(value));
-				await tried(async () => await pipelined((p) => batch.forEach(([name], n) => (ttlMs === undefined ? p.set(key(name), values[n]) : p.set(key(name), values[n], 'PX', ttlMs)))));
-			}
+			await eachBatch(
+				entries.map(([name]) => name),
+				async (keys, places) =>
+					await tried(async () =>
+						await pipelined((p) => keys.forEach((k, i) => (ttlMs === undefined ? p.set(k, json(entries[places[i]][1])) : p.set(k, json(entries[places[i]][1]), 'PX', ttlMs)))),
+					),
+			);
 		},
 		async setIfAbsent(entries) {
-			const out: boolean[] = [];
+			const out: boolean[] = new Array(entries.length);
 			const json = texts();
-			for (const batch of batches(entries)) {
-				// Tried again after a lost answer, a SET NX that had gone through answers "held": the concern reads its own value back.
-				const answers = await tried(async () =>
-					await pipelined((p) => batch.forEach(([name, value, ttlMs]) => (ttlMs === undefined ? p.set(key(name), json(value), 'NX') : p.set(key(name), json(value), 'PX', ttlMs, 'NX')))),
-				);
-				for (const answer of answers) out.push(answer === 'OK');
-			}
+			await eachBatch(
+				entries.map(([name]) => name),
+				async (keys, places) => {
+					// Tried again after a lost answer, a SET NX that had gone through answers "held": the concern reads its own value back.
+					const answers = await tried(async () =>
+						await pipelined((p) =>
+							keys.forEach((k, i) => {
+								const [, value, ttlMs] = entries[places[i]];
+								if (ttlMs === undefined) p.set(k, json(value), 'NX');
+								else p.set(k, json(value), 'PX', ttlMs, 'NX');
+							}),
+						),
+					);
+					answers.forEach((answer, i) => (out[places[i]] = answer === 'OK'));
+				},
+			);
 			return out;
 		},
 		async replaceIfToken(name, token, next) {
 			return (await tried(async () => await client.eval(REPLACE_IF_TOKEN, 1, key(name), token, next === undefined ? '' : JSON.stringify(next)))) === 1;
 		},
-		async remove(keys) {
-			for (const batch of batches(keys)) await tried(async () => await client.del(...batch.map(key)));
+		async remove(names) {
+			await eachBatch(names, async (keys) => await tried(async () => await client.del(...keys)));
 		},
 		async addUpTo(name, n, limit, ttlMs) {
 			const cap = Number.isFinite(limit) ? limit : Number.MAX_SAFE_INTEGER;

@@ -49,4 +49,11 @@ export interface ProcessBounds {
 	 * dropped only when it was last written this long ago; otherwise a new key is refused (StoreFull).
 	 */
 	keepAtLeastMs?: number;
+	/**
+	 * true: a key is dropped only once expired, never for a new one; when every place holds an
+	 * unexpired key, a new key is refused (StoreFull). Read at each write (a test may lower maxKeys).
+	 */
+	keepUnexpired?: boolean;
+	/** the error a full store throws (default StoreFull): a concern's own, with its words and code */
+	full?: (keys: number) => Error;
 }

@@ -148,6 +148,9 @@ export const UNKNOWN_OUTCOME = 'UNKNOWN_OUTCOME';
 /** Options → Idempotency Key: another execution holds the key and its result did not come in time; nothing was sent. */
 export const IDEMPOTENCY_KEY_HELD = 'IDEMPOTENCY_KEY_HELD';
 
+/** Options → Idempotency Key without Redis: this n8n process holds as many keys as it may, all within their hours; nothing was sent. */
+export const IDEMPOTENCY_KEYS_FULL = 'IDEMPOTENCY_KEYS_FULL';
+
 /** Input refused by this package's own checks (rules/), before anything was sent. */
 export const INVALID_INPUT = 'INVALID_INPUT';
 
@@ -207,6 +210,7 @@ const CATEGORY_OF_CODE: Record<string, ErrorCategory> = {
 	[LEDGER_UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
 	[UNKNOWN_OUTCOME]: 'UNKNOWN_OUTCOME',
 	[IDEMPOTENCY_KEY_HELD]: 'UNKNOWN_OUTCOME',
+	[IDEMPOTENCY_KEYS_FULL]: 'LIMIT_REACHED',
 	MESSAGE_CAP_REACHED: 'LIMIT_REACHED',
 	[CREDIT_BUDGET_EXCEEDED]: 'LIMIT_REACHED',
 	[SEVERAL_ERRORS]: 'MIXED',

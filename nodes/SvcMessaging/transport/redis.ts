@@ -59,6 +59,28 @@ export function bottleneckConnection(config: SharedLimitConfig): { clientOptions
 	return config.clusterNodes ? { clientOptions: clusterOptions(config), clusterNodes: config.clusterNodes } : { clientOptions: redisClientOptions(config) };
 }
 
+/** Bottleneck 2.19.5's script errors it acts on (RedisDatastore.runScript), by the words it compares. */
+const BOTTLENECK_SIGNALS = /^ERR (SETTINGS_KEY_NOT_FOUND|UNKNOWN_CLIENT)$/;
+
+/**
+ * Redis 7 answers a script's error_reply as "ERR <words>", and Bottleneck compares the words alone:
+ * it then no longer sees that a Redis restarted empty (SETTINGS_KEY_NOT_FOUND: it would set its
+ * limiter up again) or forgot its client (UNKNOWN_CLIENT), and every job fails until the limiter is
+ * joined again. Its IORedisConnection's scripts are given back the words it expects.
+ */
+export function bottleneckScriptWords(connection: object): void {
+	type Callback = (error: unknown, replies: unknown) => void;
+	const raw = connection as { __scriptArgs__(name: string, id: string, args: unknown[], callback: Callback): unknown[] };
+	const scriptArgs = raw.__scriptArgs__.bind(connection);
+	// Bottleneck reads a script's answer through this callback (the command's own promise it leaves alone).
+	raw.__scriptArgs__ = (name, id, args, callback) =>
+		scriptArgs(name, id, args, (error, replies) => {
+			const words = BOTTLENECK_SIGNALS.exec(String((error as Error | undefined)?.message))?.[1];
+			if (words) (error as Error).message = words;
+			callback(error, replies);
+		});
+}
+
 /**
  * Waits until `ready` (the connection is up), at most CONNECT_TIMEOUT_MS; a refused login or TLS
  * certificate ends the wait at once (waiting will not fix it). Throws RedisUnavailable naming the host.
@@ -165,6 +187,29 @@ export async function redisClient(config: SharedLimitConfig, purpose: string): P
 	}
 	return await client;
 }
+
+const CRC16_TABLE = Array.from({ length: 256 }, (_, byte) => {
+	let crc = byte << 8;
+	for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+	return crc;
+});
+
+/**
+ * A key's hash slot in a Redis Cluster (CRC16 of its hash tag, the text between its first `{` and
+ * the next `}` when not empty, else of the whole key, modulo 16384): a multi-key command must keep
+ * to one slot (CROSSSLOT), so the stores split their calls by it.
+ */
+export function hashSlot(key: string): number {
+	const open = key.indexOf('{');
+	const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+	const hashed = Buffer.from(close > open + 1 ? key.slice(open + 1, close) : key);
+	let crc = 0;
+	for (const byte of hashed) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ byte) & 0xff];
+	return crc % 16384;
+}
+
+/** Whether the client speaks to a Redis Cluster. */
+export const isCluster = (client: RedisClient): boolean => !(client instanceof Redis);
 
 /** Closes this process's plain clients (tests and benchmarks end with this). */
 export async function closeRedisClients(): Promise<void> {

@@ -4,6 +4,7 @@ import { randomBytes } from 'crypto';
 import {
 	awaitConnection,
 	bottleneckConnection,
+	bottleneckScriptWords,
 	quietLateErrors,
 	redisAddress,
 	RedisConstructor,
@@ -82,6 +83,7 @@ export async function joinCluster(
 	const raw = connection as unknown as { ready: Promise<unknown>; client: RedisClient; subscriber: RedisClient };
 	quietLateErrors(raw.client);
 	quietLateErrors(raw.subscriber);
+	bottleneckScriptWords(connection);
 	let failed: RedisUnavailable | undefined;
 	const listeners: Array<(error: RedisUnavailable) => void> = [];
 	const fail = (error: unknown): RedisUnavailable => {

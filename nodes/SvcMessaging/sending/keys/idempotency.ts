@@ -6,7 +6,7 @@ import { IDEMPOTENCY_KEY_HELD, mayHaveBeenProcessed, UNKNOWN_OUTCOME, withErrorC
 import { current, KEY_CLAIMS, type KeyAsk, type KeyClaim, type KeyStore } from './keyClaims';
 import type { ItemFailure, Outcome } from '../outcomes';
 
-/** One item's key: as the user wrote it, its digest (scoped by the account) and how long it holds. */
+/** One item's key: as the user wrote it, its digest (scoped by the account: runKeys.ts keyAccountOf) and how long it holds. */
 export interface ItemKey extends KeyAsk {
 	key: string;
 }
@@ -191,7 +191,7 @@ export async function peekKeys<U extends Unit>(keys: RunKeys, units: U[]): Promi
 		else if (ask && unit.outcome?.ok) keyed.push({ unit, ask });
 	}
 	if (keyed.length === 0) return;
-	const held = await keys.store.peek(keyed.map((k) => k.ask.digest));
+	const held = await keys.store.peek(keyed.map((k) => k.ask));
 	keyed.forEach(({ unit, ask }, n) => {
 		const claim = current(held[n]);
 		const json = (unit.outcome as { json: IDataObject }).json;

@@ -3,9 +3,10 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { itemList } from '../../rules/errorText';
 import { checkIdempotencyKey, checkRememberHours } from '../../rules/idempotencyKey';
-import { baseUrlOf } from '../../transport/credentials';
+import { baseUrlOf, isSandboxKey } from '../../transport/credentials';
 import { INVALID_INPUT, withErrorCode, wrapError } from '../../transport/errors';
 import { digest } from '../../transport/redis';
+import { sharedLimitOf } from '../../transport/redisConfig';
 import type { ItemKey, RunKeys } from './idempotency';
 import type { ItemFailure } from '../outcomes';
 import type { RunIdentity } from '../ledger/ledger';
@@ -26,23 +27,44 @@ export interface KeySource {
 }
 
 /**
+ * The account a run's keys belong to (docs/assumptions.md), never its API key: a rotated key keeps
+ * them. The service names no account to an API key, so it is the service's address and the key's
+ * kind (a sandbox key's sends were not real), and where the keys live: with the shared Redis, its
+ * Redis Key Prefix, as for the Do-Not-Send List (an account per prefix); without it, this n8n and
+ * the n8n credential (`credentialId`: two accounts' credentials on one Base URL in one n8n must not
+ * answer each other's keys, nor see each other's results; a key rotated in the credential keeps
+ * them). The account login (campaigns) is the account: its email. `former` is the scope before (the
+ * API key), whose keys a Redis still holds for up to 72 hours after an upgrade.
+ */
+export function keyAccountOf(credentials: IDataObject, credentialId = ''): { account: string; former: string } {
+	const base = baseUrlOf(credentials);
+	const login = `account\u0000${String(credentials.email ?? '')}`;
+	const former = digest(`${base}\u0000${String(credentials.apiKey ?? login)}`);
+	if (credentials.apiKey === undefined) return { account: digest(`${base}\u0000${login}`), former };
+	const kind = isSandboxKey(credentials) ? 'sandbox' : 'live';
+	const where = sharedLimitOf(credentials) ? '' : `\u0000credential\u0000${credentialId}`;
+	return { account: digest(`${base}\u0000${kind}${where}`), former };
+}
+
+/** The n8n credential the node uses (its id is kept when the user edits the key in it). */
+const credentialIdOf = (node: INode) => Object.values(node.credentials ?? {}).map((c) => c.id ?? c.name).sort().join(',');
+
+/**
  * Options → Idempotency Key and Remember Key For (Hours) of every item, read and checked before
  * any request (undefined when the option is not set: nothing is read per item). Keys are scoped by
- * the API key (a digest of the service's address and the API key, or the login): the same key
- * from any workflow with that API key is the same event; a rotated API key starts with none. The
+ * the account (keyAccountOf): the same key from any workflow on the account is the same event. The
  * claims live where the run's stores are (stores/runStores.ts).
  */
 export async function readRunKeys(source: KeySource): Promise<RunKeys | undefined> {
 	if (!('idempotencyKey' in source.options)) return undefined;
 	const { node } = source;
-	const credentials = await source.credentials();
-	const account = digest(`${baseUrlOf(credentials)}\u0000${String(credentials.apiKey ?? `account\u0000${String(credentials.email ?? '')}`)}`);
+	const { account, former } = keyAccountOf(await source.credentials(), credentialIdOf(node));
 	const items: Array<ItemKey | ItemFailure> = [];
 	for (let i = 0; i < source.items; i++) {
 		try {
 			const key = checkIdempotencyKey(node, source.parameter('options.idempotencyKey', i, ''), i);
 			const hours = checkRememberHours(node, source.parameter('options.rememberKeyHours', i, ''), i);
-			items.push({ key, digest: digest(`${account}\u0000${key}`), ttlMs: Math.round(hours * 3600_000) });
+			items.push({ key, account, formerAccount: former, digest: digest(`${account}\u0000${key}`), ttlMs: Math.round(hours * 3600_000) });
 		} catch (error) {
 			const refused = wrapError({ getNode: () => node }, error, i);
 			if (!source.continueOnFail) throw refused;
