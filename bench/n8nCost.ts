@@ -242,6 +242,8 @@ async function oneRow(bed: Bed, url: string, database: Database, { textNode, sms
 			parts.sms.push(await batch(bed, smsFlow, 'sms', nextSms, count, counted));
 			state.sent += count;
 			parts.http.push(await batch(bed, httpFlow, 'http', nextHttp, count, counted));
+			const [s, h] = [figures([parts.sms[r]]), figures([parts.http[r]])];
+			log(`bench:     round ${r + 1} of ${rounds}: SMS Send ${s.msPerExecution} ms, ${s.kbPerExecution} KB; HTTP Request ${h.msPerExecution} ms, ${h.kbPerExecution} KB: ${round(s.msPerExecution / h.msPerExecution, 2)} × time, ${round(s.kbPerExecution / h.kbPerExecution, 2)} × disk`);
 		}
 		const smsFigures = figures(parts.sms);
 		const httpFigures = figures(parts.http);
