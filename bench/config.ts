@@ -49,7 +49,8 @@ export const SIZES = {
 		after: listFromEnv('BENCH_N8N_AFTER') ?? pick([100, 400], [500, 2_000, 10_000]),
 		/** executions measured per flow at each point (in `rounds` alternating halves: SMS Send, then HTTP Request) */
 		batch: Number(process.env.BENCH_N8N_BATCH ?? pick(50, 100)),
-		rounds: 2,
+		/** BENCH_N8N_ROUNDS=4: each point in quarters, each quarter's ratio logged (issue 57 read its runs by quarter) */
+		rounds: Number(process.env.BENCH_N8N_ROUNDS ?? 2),
 		/** one execution of this many SMS each, at Business */
 		many: listFromEnv('BENCH_N8N_MANY') ?? pick([300, 1_200], [3_000, 30_000]),
 		/** executions at once while the node's earlier sends are made (the measured ones run one after another) */

@@ -1,8 +1,8 @@
 /**
  * What one message costs in a REAL n8n (2.41.1, regular mode, no Redis), beside n8n's own HTTP
  * Request node doing the same job in the same n8n (bench/n8nFlows.ts):
- * - one-SMS executions one after another (Webhook answering when the last node finished → Code →
- *   send), measured in batches after N earlier sends of the SMS Send node: ms per execution and KB
+ * - one-SMS executions one after another (Webhook answering when the last node finished → Edit
+ *   Fields, or a Code node as most users build it → send), measured in batches after N earlier sends of the SMS Send node: ms per execution and KB
  *   written to disk per execution by n8n (and, with PostgreSQL, by PostgreSQL's processes);
  * - one execution of many SMS at Business: KB written per SMS, the rate against the plan.
  * Every message is counted at the emulator (each row has an account of its own): sent twice, lost.
@@ -15,10 +15,13 @@ import { startPostgres, type PostgresServer } from '../test/helpers/services';
 import { keyFor, log, SIZES, want } from './config';
 import { countingWrites } from './diskWrites';
 import { PLANS, phone, round, seedAccount } from './lib';
-import { activate, firstFailure, flowCredentials, manySmsFlow, oneSmsFlow, type ActiveFlow, type FlowAccount } from './n8nFlows';
+import { activate, firstFailure, flowCredentials, manySmsFlow, oneSmsFlow, type ActiveFlow, type FlowAccount, type TextNode } from './n8nFlows';
 
 export type Database = 'sqlite' | 'postgres';
-export const N8N_ROW_IDS = { oneSqlite: 'n8n-one-sqlite', onePostgres: 'n8n-one-postgres', manySqlite: 'n8n-many-sqlite' } as const;
+export const N8N_ROW_IDS = { oneSqlite: 'n8n-one-sqlite', oneCodeSqlite: 'n8n-one-code-sqlite', onePostgres: 'n8n-one-postgres', manySqlite: 'n8n-many-sqlite' } as const;
+
+/** The node between the webhook and the send, as the tables name it. */
+export const TEXT_NODE_NAMES: Record<TextNode, string> = { set: 'Edit Fields', code: 'Code' };
 
 export interface BatchFigures {
 	executions: number;
@@ -57,6 +60,8 @@ export interface Counted {
 export interface OneRow extends Counted {
 	id: string;
 	database: Database;
+	/** the node that makes the message's text (Edit Fields, or Code: n8n's task runner in the flow) */
+	textNode: TextNode;
 	points: OnePoint[];
 	smsSends: number;
 	httpSends: number;
@@ -205,26 +210,27 @@ async function fill(flow: ActiveFlow, state: { sent: number }, until: number, co
 
 type Account = Awaited<ReturnType<typeof account>>;
 
-const oneId = (database: Database) => (database === 'sqlite' ? N8N_ROW_IDS.oneSqlite : N8N_ROW_IDS.onePostgres);
+const oneId = (database: Database, textNode: TextNode) => (database === 'postgres' ? N8N_ROW_IDS.onePostgres : textNode === 'code' ? N8N_ROW_IDS.oneCodeSqlite : N8N_ROW_IDS.oneSqlite);
 
 /** The one-SMS row's accounts: the SMS Send node's and the HTTP Request node's. */
-async function oneAccounts(url: string, database: Database) {
-	return { sms: await account(url, `${oneId(database)}-sms`), http: await account(url, `${oneId(database)}-http`) };
+async function oneAccounts(url: string, database: Database, textNode: TextNode) {
+	const id = oneId(database, textNode);
+	return { textNode, sms: await account(url, `${id}-sms`), http: await account(url, `${id}-http`) };
 }
 
-async function oneRow(bed: Bed, url: string, database: Database, { sms, http }: { sms: Account; http: Account }): Promise<OneRow> {
-	const id = oneId(database);
+async function oneRow(bed: Bed, url: string, database: Database, { textNode, sms, http }: Awaited<ReturnType<typeof oneAccounts>>): Promise<OneRow> {
+	const id = oneId(database, textNode);
 	const { after, batch: size, rounds, fillConcurrency } = SIZES.n8n;
-	log(`bench: ${id}: one-SMS executions after ${after.join(', ')} sends, ${size} measured per flow at each point`);
-	const smsFlow = await activate(bed.n8n, oneSmsFlow('sms', `bench-one-sms-${database}`, url, sms.credentialId));
-	const httpFlow = await activate(bed.n8n, oneSmsFlow('http', `bench-one-http-${database}`, url, http.credentialId));
+	log(`bench: ${id}: one-SMS executions (${TEXT_NODE_NAMES[textNode]} flow) after ${after.join(', ')} sends, ${size} measured per flow at each point`);
+	const smsFlow = await activate(bed.n8n, oneSmsFlow('sms', textNode, `bench-one-sms-${textNode}-${database}`, url, sms.credentialId));
+	const httpFlow = await activate(bed.n8n, oneSmsFlow('http', textNode, `bench-one-http-${textNode}-${database}`, url, http.credentialId));
 	const counted: Counted = { errors: 0, twice: 0, lost: 0 };
 	const smsNumbers = new Set<string>();
 	const httpNumbers = new Set<string>();
 	const nextSms = () => ((n) => (smsNumbers.add(n), n))(phone(smsNumbers.size));
 	const nextHttp = () => ((n) => (httpNumbers.add(n), n))(phone(httpNumbers.size));
 	const state = { sent: 0 };
-	// n8n's first executions of a workflow load its nodes: not part of any batch.
+	// n8n's first executions of a workflow load its nodes (and a Code node's task runner): not part of any batch.
 	for (let i = 0; i < 10; i++) await once(httpFlow, 'http', nextHttp(), i);
 	const points: OnePoint[] = [];
 	for (const point of after) {
@@ -236,6 +242,8 @@ async function oneRow(bed: Bed, url: string, database: Database, { sms, http }: 
 			parts.sms.push(await batch(bed, smsFlow, 'sms', nextSms, count, counted));
 			state.sent += count;
 			parts.http.push(await batch(bed, httpFlow, 'http', nextHttp, count, counted));
+			const [s, h] = [figures([parts.sms[r]]), figures([parts.http[r]])];
+			log(`bench:     round ${r + 1} of ${rounds}: SMS Send ${s.msPerExecution} ms, ${s.kbPerExecution} KB; HTTP Request ${h.msPerExecution} ms, ${h.kbPerExecution} KB: ${round(s.msPerExecution / h.msPerExecution, 2)} × time, ${round(s.kbPerExecution / h.kbPerExecution, 2)} × disk`);
 		}
 		const smsFigures = figures(parts.sms);
 		const httpFigures = figures(parts.http);
@@ -249,7 +257,7 @@ async function oneRow(bed: Bed, url: string, database: Database, { sms, http }: 
 		});
 		const p = points[points.length - 1];
 		const kb = (f: BatchFigures) => `${f.kbPerExecution} KB${f.walKbPerExecution === undefined ? '' : ` (n8n ${f.n8nKbPerExecution}, WAL ${f.walKbPerExecution})`}`;
-		log(`bench:   after ${point}: SMS Send ${p.sms.msPerExecution} ms, ${kb(p.sms)}; HTTP Request ${p.http.msPerExecution} ms, ${kb(p.http)} per execution (load ${atStart.join(' ')})`);
+		log(`bench:   ${TEXT_NODE_NAMES[textNode]} flow, after ${point}: SMS Send ${p.sms.msPerExecution} ms, ${kb(p.sms)}; HTTP Request ${p.http.msPerExecution} ms, ${kb(p.http)} per execution (load ${atStart.join(' ')})`);
 	}
 	for (const [numbers, accountId] of [[smsNumbers, sms.accountId], [httpNumbers, http.accountId]] as const) {
 		const { twice, lost } = await countAtEmulator(bed.emulator, accountId, numbers);
@@ -260,6 +268,7 @@ async function oneRow(bed: Bed, url: string, database: Database, { sms, http }: 
 	return {
 		id,
 		database,
+		textNode,
 		points,
 		smsSends: smsNumbers.size,
 		httpSends: httpNumbers.size,
@@ -321,6 +330,7 @@ async function manyRows(bed: Bed, accounts: Account[]): Promise<ManyRow[]> {
 export async function n8nCostRows(url: string): Promise<N8nFigures | undefined> {
 	const wanted = {
 		oneSqlite: want(N8N_ROW_IDS.oneSqlite),
+		oneCodeSqlite: want(N8N_ROW_IDS.oneCodeSqlite),
 		onePostgres: want(N8N_ROW_IDS.onePostgres) && (SIZES.n8n.postgres || !!process.env.BENCH_ONLY?.includes(N8N_ROW_IDS.onePostgres)),
 		manySqlite: want(N8N_ROW_IDS.manySqlite),
 	};
@@ -328,18 +338,19 @@ export async function n8nCostRows(url: string): Promise<N8nFigures | undefined> 
 	const info = targetInfo('2');
 	ensureInstalled(info, log);
 	const figures: N8nFigures = { version: info.version, one: [], many: [] };
-	if (wanted.oneSqlite || wanted.manySqlite) {
-		// One n8n for both SQLite rows, each on workflows and accounts of its own.
-		const one = wanted.oneSqlite ? await oneAccounts(url, 'sqlite') : undefined;
+	if (wanted.oneSqlite || wanted.oneCodeSqlite || wanted.manySqlite) {
+		// One n8n for the SQLite rows, each on workflows and accounts of its own: the Code flow (as users
+		// build it) first, then the Edit Fields flow.
+		const ones = [...(wanted.oneCodeSqlite ? [await oneAccounts(url, 'sqlite', 'code')] : []), ...(wanted.oneSqlite ? [await oneAccounts(url, 'sqlite', 'set')] : [])];
 		const many = wanted.manySqlite ? await Promise.all(SIZES.n8n.many.map((items) => account(url, `${N8N_ROW_IDS.manySqlite}-${items}`))) : [];
-		const credentials = flowCredentials(url, [...(one ? [one.sms] : []), ...many], one ? [one.http] : []);
+		const credentials = flowCredentials(url, [...ones.map((o) => o.sms), ...many], ones.map((o) => o.http));
 		await withN8n('sqlite', url, credentials, async (bed) => {
-			if (one) figures.one.push(await oneRow(bed, url, 'sqlite', one));
+			for (const one of ones) figures.one.push(await oneRow(bed, url, 'sqlite', one));
 			if (wanted.manySqlite) figures.many.push(...(await manyRows(bed, many)));
 		});
 	}
 	if (wanted.onePostgres) {
-		const one = await oneAccounts(url, 'postgres');
+		const one = await oneAccounts(url, 'postgres', 'set');
 		await withN8n('postgres', url, flowCredentials(url, [one.sms], [one.http]), async (bed) => void figures.one.push(await oneRow(bed, url, 'postgres', one)));
 	}
 	return figures;

@@ -121,8 +121,9 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		cluster?.lease.claim(jobId);
 		// Learn before its verdict: the probe's turns. Spaced, or timed before a pause began (then waiting
 		// it out): never closer than the spacing to the last start, though Bottleneck's timers fire together.
-		const turn = probe?.gates(Date.now()) ? await probe.turn() : undefined;
-		if (!turn && !strict && grid) await onTheGrid(grid, pausedUntil);
+		// A lone request (nothing else waits on the key: `alone`) goes at once where the strict reading allows it.
+		const [alone, turn] = [lanes.waiting <= 1, probe?.gates(Date.now()) ? await probe.turn(lanes.waiting <= 1) : undefined];
+		if (!turn && !strict && grid) await onTheGrid(grid, pausedUntil, alone);
 		else if ((!turn && !strict) || pausedUntil > Date.now()) {
 			gate = Math.max(gate + minTime(), pausedUntil, Date.now());
 			if (gate > Date.now()) await sleep(gate - Date.now());
@@ -140,6 +141,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		}
 		try {
 			const startedAt = Date.now();
+			grid?.started(startedAt);
 			waiter.probe = turn?.probe;
 			waiter.start();
 			await waiter.done;

@@ -86,8 +86,17 @@ export class ReadingProbe {
 		return this.deciding || (this.verdict === 'strict' && now < this.settleUntil);
 	}
 
-	/** Waits for this start's turn; whether it is the probe, or undefined if the key turned spaced meanwhile. */
-	async turn(): Promise<{ probe: boolean; start: Start } | undefined> {
+	/**
+	 * Waits for this start's turn; whether it is the probe, or undefined if the key turned spaced meanwhile.
+	 * `alone` (nothing else waits on the key): it goes now when fewer than N starts hold their place
+	 * and no probe is due, keeping its grid place (one-SMS executions one after another never make a
+	 * probe's N starts a second, and waited for a grid turn each, up to its gap).
+	 */
+	async turn(alone = false): Promise<{ probe: boolean; start: Start } | undefined> {
+		if (alone && this.gates(Date.now()) && !this.probe && this.ledger.fits(Date.now())) {
+			this.grid.take(Date.now());
+			return { probe: false, start: this.ledger.started(Date.now()) };
+		}
 		for (let mayProbe = true; ; ) {
 			if (!this.gates(Date.now())) return undefined;
 			const probe = mayProbe ? this.nextProbe(Date.now()) : undefined;

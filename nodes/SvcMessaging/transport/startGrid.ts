@@ -22,6 +22,8 @@ export class StartGrid {
 	private next = 0;
 	/** places of a cycle already taken by starts made before the grid (alignAt), by cycle */
 	private taken = new Map<number, number>();
+	/** the last N starts of the key in this process (whatever timed them: the probe's turns too), oldest first */
+	private readonly recent: number[] = [];
 
 	/** N starts in the first `busyMs` of each `cycleMs` (other than the spaced reading's: readingProbe.ts). */
 	constructor(
@@ -67,6 +69,22 @@ export class StartGrid {
 		this.taken = taken;
 	}
 
+	/** A request of the key started at `at` (keyLimiter.ts records every start). */
+	started(at: number): void {
+		this.recent.push(at);
+		if (this.recent.length > this.n) this.recent.shift();
+	}
+
+	/**
+	 * Whether a start now may go at once instead of at its slot: fewer than N starts in the last
+	 * second and what a late arrival adds. Its arrival's second then holds N at most: another second
+	 * than its slot's only when it is the one before (now in the gap, before the edge), whose starts
+	 * all fall in that window; its slot's otherwise, where it holds that slot's place (`take`).
+	 */
+	quiet(now: number): boolean {
+		return this.recent.length < this.n || this.recent[0] <= now - CYCLE_MS - LATE_START_MS;
+	}
+
 	/** Whether a start due at `at` (a slot's time), made at `now`, is still in its cycle's busy part. */
 	inBusyPart(at: number, now: number): boolean {
 		return this.placeInCycle(at) + (now - at) < this.busyMs;
@@ -107,8 +125,11 @@ const LATE_TRIES = 3;
  * fires many at once) still starts in its cycle's busy part, whose second holds its place; one that
  * would start in the gap takes a later slot instead: it could arrive in the next second, N + 1 there.
  */
-export async function onTheGrid(grid: StartGrid, notBefore: number): Promise<void> {
+export async function onTheGrid(grid: StartGrid, notBefore: number, alone = false): Promise<void> {
 	let at = grid.take(Math.max(Date.now(), notBefore));
+	// A lone request (one-SMS executions one after another: an OTP flow) keeps its slot's place and
+	// goes now: a wait for a slot (up to the gap, 300 ms) was half of such an execution's time.
+	if (alone && notBefore <= Date.now() && grid.quiet(Date.now())) return;
 	for (let tries = 0; ; tries++) {
 		if (at > Date.now()) await sleep(at - Date.now());
 		if (grid.inBusyPart(at, Date.now()) || tries === LATE_TRIES) return;
