@@ -19,7 +19,8 @@
  */
 import { sleep } from 'n8n-workflow';
 
-type Task<R> = (...args: any[]) => R | PromiseLike<R>;
+type Task<R> = (...args: never[]) => R | PromiseLike<R>;
+type Listener = (...args: never[]) => void;
 
 interface Job {
 	task: Task<unknown>;
@@ -61,11 +62,14 @@ class BottleneckError extends Error {}
 class Bottleneck {
 	/** Bottleneck's Redis connection: a shared limit, which the Cloud edition does not have. */
 	static IORedisConnection = class IORedisConnection {
-		constructor(_options?: unknown) {
+		constructor(...options: unknown[]);
+		constructor() {
 			throw new BottleneckError(CLUSTERED);
 		}
-		async disconnect(_flush?: boolean): Promise<void> {}
-		on(_event: string, _listener: (...args: any[]) => void): void {}
+		disconnect(flush?: boolean): Promise<void>;
+		async disconnect(): Promise<void> {}
+		on(event: string, listener: Listener): void;
+		on(): void {}
 	};
 
 	readonly id: string;
@@ -81,14 +85,14 @@ class Bottleneck {
 	private stopped?: { dropWaitingJobs: boolean; enqueueErrorMessage: string };
 	private readonly listeners = new Map<string, Array<(...args: unknown[]) => void>>();
 
-	constructor(options: Bottleneck.ConstructorOptions = {}) {
+	constructor(options: ConstructorOptions = {}) {
 		if (options.datastore !== undefined && options.datastore !== 'local') throw new BottleneckError(CLUSTERED);
 		this.id = options.id ?? '<no-id>';
 		this.settings = { maxConcurrent: null, minTime: 0, reservoir: null };
 		this.apply(options);
 	}
 
-	private apply(options: Bottleneck.ConstructorOptions) {
+	private apply(options: ConstructorOptions) {
 		const refused = UNSUPPORTED.filter((name) => (options as Record<string, unknown>)[name] != null);
 		if (refused.length) throw new BottleneckError(`Not supported by the Cloud edition's limiter: ${refused.join(', ')}`);
 		if (options.maxConcurrent !== undefined) this.settings.maxConcurrent = options.maxConcurrent;
@@ -98,7 +102,7 @@ class Bottleneck {
 
 	async ready(): Promise<void> {}
 	/** Changes the settings for every job not yet registered (returns a promise, as Bottleneck does at run time). */
-	async updateSettings(options: Bottleneck.ConstructorOptions = {}): Promise<Bottleneck> {
+	async updateSettings(options: ConstructorOptions = {}): Promise<Bottleneck> {
 		this.apply(options);
 		this.wake();
 		return this;
@@ -119,12 +123,12 @@ class Bottleneck {
 		return this.registered;
 	}
 
-	counts(): Bottleneck.Counts {
+	counts(): Counts {
 		return { RECEIVED: 0, QUEUED: this.queued, RUNNING: this.registered - this.executing, EXECUTING: this.executing };
 	}
 
-	on(event: string, listener: (...args: any[]) => void): void {
-		this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
+	on(event: string, listener: Listener): void {
+		this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener as (...args: unknown[]) => void]);
 	}
 
 	private emit(event: string, ...args: unknown[]) {
@@ -132,7 +136,7 @@ class Bottleneck {
 	}
 
 	schedule<R>(...input: unknown[]): Promise<R> {
-		const [options, task, ...args] = (typeof input[0] === 'function' ? [{}, ...input] : input) as [Bottleneck.JobOptions, Task<R>, ...unknown[]];
+		const [options, task, ...args] = (typeof input[0] === 'function' ? [{}, ...input] : input) as [JobOptions, Task<R>, ...unknown[]];
 		return new Promise<R>((resolve, reject) => {
 			if (this.stopped) return reject(new BottleneckError(this.stopped.enqueueErrorMessage));
 			if (options.expiration != null) return reject(new BottleneckError("Not supported by the Cloud edition's limiter: expiration"));
@@ -145,7 +149,7 @@ class Bottleneck {
 	}
 
 	/** Stops the limiter: resolves when no job is executing (after the waiting ones, if they are kept). */
-	async stop(options: Bottleneck.StopOptions = {}): Promise<void> {
+	async stop(options: StopOptions = {}): Promise<void> {
 		if (this.stopped) throw new BottleneckError('stop() has already been called');
 		const dropWaitingJobs = options.dropWaitingJobs ?? true;
 		this.stopped = { dropWaitingJobs, enqueueErrorMessage: options.enqueueErrorMessage ?? 'This limiter has been stopped and cannot accept new jobs.' };
@@ -209,7 +213,6 @@ class Bottleneck {
 		}
 		if (this.queued === 0 && this.registered === 0) this.emit('idle');
 	}
-
 	private run(job: Job) {
 		this.executing += job.weight;
 		const finish = () => {
@@ -220,7 +223,7 @@ class Bottleneck {
 		};
 		let result: Promise<unknown>;
 		try {
-			result = Promise.resolve(job.task(...job.args));
+			result = Promise.resolve((job.task as (...args: unknown[]) => unknown)(...job.args));
 		} catch (error) {
 			result = Promise.reject(error);
 		}
@@ -230,19 +233,18 @@ class Bottleneck {
 		);
 	}
 }
-
-declare namespace Bottleneck {
-	type ConstructorOptions = {
-		maxConcurrent?: number | null;
-		minTime?: number | null;
-		reservoir?: number | null;
-		id?: string;
-		datastore?: string;
-		[option: string]: unknown;
-	};
-	type JobOptions = { priority?: number; weight?: number; expiration?: number; id?: string };
-	type Counts = { RECEIVED: number; QUEUED: number; RUNNING: number; EXECUTING: number };
-	type StopOptions = { dropWaitingJobs?: boolean; dropErrorMessage?: string; enqueueErrorMessage?: string };
-}
+export type ConstructorOptions = {
+	maxConcurrent?: number | null;
+	minTime?: number | null;
+	reservoir?: number | null;
+	id?: string;
+	datastore?: string;
+	[option: string]: unknown;
+};
+export type JobOptions = { priority?: number; weight?: number; expiration?: number; id?: string };
+export type Counts = { RECEIVED: number; QUEUED: number; RUNNING: number; EXECUTING: number };
+export type StopOptions = { dropWaitingJobs?: boolean; dropErrorMessage?: string; enqueueErrorMessage?: string };
+/** The settings the shared source hands the engine (transport/sharedLimit.ts applySettings). */
+export type BottleneckSettings = ConstructorOptions;
 
 export default Bottleneck;

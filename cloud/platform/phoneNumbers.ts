@@ -204,7 +204,9 @@ export function parsePhone(digits: string, defaultCountry?: string): ParsedNumbe
 	// libphonenumber-js's parsePhoneNumberFromString reads a number without a country it does not know.
 	if (defaultCountry && !PLANS[defaultCountry]) defaultCountry = undefined;
 	if (!viable(digits)) return undefined;
-	let { code, rest } = callingCodeOf(digits, defaultCountry);
+	const found = callingCodeOf(digits, defaultCountry);
+	let code = found.code;
+	const rest = found.rest;
 	let country: string | undefined;
 	let plan: Plan;
 	if (code) plan = planFor(code);

@@ -7,3 +7,5 @@
 import Bottleneck from 'bottleneck';
 
 export default Bottleneck;
+/** The settings the shared source hands the engine (transport/sharedLimit.ts applySettings). */
+export type BottleneckSettings = Bottleneck.ConstructorOptions;

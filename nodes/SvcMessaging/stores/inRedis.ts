@@ -86,7 +86,7 @@ export async function inRedis<V>(config: SharedLimitConfig, holds: string, scope
 	return {
 		async get(names) {
 			const out: Array<V | undefined> = new Array(names.length);
-			await eachBatch(names, async (keys, places) => (await tried(async () => await client.mget(keys))).forEach((text, i) => (out[places[i]] = parsed(text))));
+			await eachBatch(names, async (keys, places) => (await tried(async () => await client.mget(keys))).forEach((text: string | null, i: number) => (out[places[i]] = parsed(text))));
 			return out;
 		},
 		async set(entries, ttlMs) {

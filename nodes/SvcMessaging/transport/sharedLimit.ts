@@ -1,4 +1,4 @@
-import Bottleneck from '../platform/bottleneck';
+import Bottleneck, { type BottleneckSettings } from '../platform/bottleneck';
 import { randomBytes } from 'crypto';
 
 import {
@@ -16,7 +16,7 @@ import { RATE_READING } from './service';
 import { slotLease, type SlotLease } from './slotLease';
 
 /** Bottleneck.updateSettings returns a promise at run time (its typings say otherwise). */
-export async function applySettings(bottleneck: Bottleneck, settings: Bottleneck.ConstructorOptions): Promise<void> {
+export async function applySettings(bottleneck: Bottleneck, settings: BottleneckSettings): Promise<void> {
 	await (bottleneck.updateSettings(settings) as unknown as Promise<Bottleneck>);
 }
 
