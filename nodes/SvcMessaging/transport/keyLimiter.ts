@@ -31,6 +31,8 @@ interface Waiter {
 	probe?: boolean;
 }
 
+/** Tests only: how many of the next slots fail before their request leaves (a fault inside the limiter). */
+export const slotFaults = { next: 0 };
 /** Whether a task's result is an answer 429 (request.ts's tasks return the full response). */
 const refused = (result: unknown) => (result as { statusCode?: unknown } | undefined)?.statusCode === 429;
 
@@ -108,9 +110,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	let idleFrom = Date.now();
 	let successor: (() => Promise<KeyLimiter>) | undefined;
 	const begin = () => void busy++;
-	const end = () => {
-		if (--busy === 0) idleFrom = Date.now();
-	};
+	const end = () => void (--busy === 0 && (idleFrom = Date.now()));
 	const take = () => lanes.take();
 	const checkForStuckPause = stuckPauseCheck(bottleneck, pause, () => lanes.waiting > 0 && !failure);
 	cluster?.onFailure((error) => {
@@ -118,6 +118,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		for (let waiter = take(); waiter; waiter = take()) waiter.fail(error);
 	});
 	const slot = async (jobId: string, timedSpaced: boolean) => {
+		if (slotFaults.next > 0 && slotFaults.next--) throw new Error('A fault injected into the limiter slot (test)');
 		cluster?.lease.claim(jobId);
 		// Learn before its verdict: the probe's turns. Spaced, or timed before a pause began (then waiting
 		// it out): never closer than the spacing to the last start, though Bottleneck's timers fire together.

@@ -8,7 +8,7 @@ import type {
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { API_KEY_HEADER, baseUrlOf, decryptedFor, getServiceCredentials, planLimits, CREDENTIAL_TYPES, type AuthKind, type SvcContext } from './credentials';
-import { LOGIN_CODES, LOGIN_FAILED, LOGIN_RATE_LIMITED, REDIS_UNAVAILABLE, serviceError, transportError, withErrorCode } from './errors';
+import { limiterFault, LOGIN_CODES, LOGIN_FAILED, LOGIN_RATE_LIMITED, REDIS_UNAVAILABLE, serviceError, transportError, withErrorCode } from './errors';
 import { laneOf } from './lanes';
 import { limiterFor, type KeyLimiter } from './limiter';
 import { rateReadingOf } from './rateReading';
@@ -161,6 +161,8 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 			// Nothing left: the caller (the send round) knows why from its own call.
 			if (beforeSendError !== undefined) throw new NodeOperationError(this.getNode(), error as Error, { itemIndex: request.itemIndex });
 			if (error instanceof RedisUnavailable) throw sharedLimitError(this, error, request.itemIndex);
+			// The limiter failed before it ran the request: it never left (sentAt is set as it leaves).
+			if (limiter && sentAt === undefined) throw limiterFault(this.getNode(), { itemIndex: request.itemIndex, what });
 			const httpCode = Number((error as { httpCode?: unknown }).httpCode);
 			if (httpCode >= 400) {
 				// Account-credential requests: n8n already tried a fresh login for a 401.
