@@ -6,12 +6,12 @@ import { LaneTurns } from './lanes';
 import { limiterSettings } from './rateReading';
 import { ReadingProbe } from './readingProbe';
 import { onTheGrid, StartGrid } from './startGrid';
-import type { KeyLimiter, LimiterOptions, OwnedLimiter } from './limiterTypes';
+import { refused, slotFaults, type KeyLimiter, type LimiterOptions, type OwnedLimiter, type Waiter } from './limiterTypes';
 import type { PlanLimits } from './service';
 import { RoundTrips, SLOT_HOLD_MS } from './roundTrips';
 import { applySettings } from './sharedLimit';
 
-export type { KeyLimiter, LimiterOptions, OwnedLimiter } from './limiterTypes';
+export { slotFaults, type KeyLimiter, type LimiterOptions, type OwnedLimiter } from './limiterTypes';
 
 const SLOWDOWN_FACTOR = 1.25;
 const MAX_SLOWDOWN = 2;
@@ -21,20 +21,6 @@ const RECOVERY_PER_SUCCESS = 0.01;
  * be taken next by another process, whose way in may be shorter (sharedLimit.ts sharedShrink).
  */
 const SHARE_EVERY_MS = 1_000;
-
-interface Waiter {
-	start: () => void;
-	fail: (error: Error) => void;
-	/** settles when the request has its answer (or failed) */
-	done: Promise<void>;
-	/** whether the request is Learn's probe (readingProbe.ts) */
-	probe?: boolean;
-}
-
-/** Tests only: how many of the next slots fail before their request leaves (a fault inside the limiter). */
-export const slotFaults = { next: 0 };
-/** Whether a task's result is an answer 429 (request.ts's tasks return the full response). */
-const refused = (result: unknown) => (result as { statusCode?: unknown } | undefined)?.statusCode === 429;
 
 /**
  * Bottleneck runs one *slot* per request: a job that starts the request, waits for its answer and
@@ -60,7 +46,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	let slowdown = 1;
 	// In one process, Learn tells the readings apart by a probe before it leaves the strict one.
 	const probe = !cluster && !strict && reading === 'learn' ? new ReadingProbe(limits.requestsPerSecond, () => SLOT_HOLD_MS - trips.shrinkMs(), (verdict) => {
-		if (verdict === 'strict') return void learnStrict();
+		if (verdict === 'strict') return void (strict || learnStrict());
 		const edge = probe!.edgeBefore(Date.now());
 		grid!.alignAt(edge, probe!.placesTaken(edge));
 		applySettings(bottleneck, { minTime: minTime() }).catch(() => undefined);
@@ -86,7 +72,10 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	// From the spaced reading to the strict one, for good; 429s of requests started before are answered by it.
 	let strictSince: number | undefined;
 	const becomeStrict = async () => {
+		const spaced = !strict && !probe?.deciding;
 		strict = true;
+		// Spaced starts held no slot: none more until those answered by now are a hold behind (the others hold theirs).
+		if (spaced) pausedUntil = Math.max(pausedUntil, Date.now() + holdMs());
 		strictSince ??= Date.now();
 		await applySettings(bottleneck, { ...settings(), minTime: minTime() });
 	};
@@ -240,6 +229,13 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 			if (successor || slowdown === 1) return;
 			slowdown = Math.max(1, slowdown - RECOVERY_PER_SUCCESS);
 			applySettings(bottleneck, { minTime: minTime() }).catch(() => undefined);
+		},
+		holdStrict() {
+			if (successor) return void successor().then((next) => (next as OwnedLimiter).holdStrict(), () => undefined);
+			if (strict) return;
+			void becomeStrict();
+			// Before its verdict the probe settles the starts it made; nothing is learned of the service.
+			probe?.decide('strict');
 		},
 		idleSince: () => (busy === 0 ? idleFrom : undefined),
 		retire(next) {
