@@ -117,6 +117,8 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 			gate = Math.max(gate + minTime(), pausedUntil, Date.now());
 			if (gate > Date.now()) await sleep(gate - Date.now());
 		}
+		// A 429 answered while it waited: its pause holds this start too (the service asked for it).
+		while (pausedUntil > Date.now()) await sleep(pausedUntil - Date.now());
 		// Timed under the spaced reading (up to 2N at once), it starts nothing if the key turned strict
 		// meanwhile: another slot, timed under the strict reading, takes the request instead.
 		if (timedSpaced && strict) {
@@ -225,6 +227,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 				.finally(end);
 			return 0;
 		},
+		pausedForMs: () => Math.max(0, pausedUntil - Date.now()),
 		recover() {
 			if (successor || slowdown === 1) return;
 			slowdown = Math.max(1, slowdown - RECOVERY_PER_SUCCESS);

@@ -20,6 +20,8 @@ export interface KeyLimiter {
 	 * long the refused request itself waits before it goes again (0: the key's pause covers it).
 	 */
 	penalize(waitMs: number, startedAt?: number): number;
+	/** How long the key's pause after a 429 still lasts in this process (0: none). */
+	pausedForMs(): number;
 	/** A request succeeded: drift back toward the plan's rate. */
 	recover(): void;
 	readonly limits: PlanLimits;

@@ -148,6 +148,8 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 					throw error;
 				});
 			}
+			// A 429 read while the mark was made: its pause holds this request too (the service asked for it).
+			for (let left = limiter?.pausedForMs() ?? 0; left > 0; left = limiter!.pausedForMs()) await sleep(left);
 			// When it left: a 429 tells the spaced reading where the service's second ends (keyLimiter.ts).
 			sentAt = Date.now();
 			return (apiKeyHeaders
