@@ -86,6 +86,8 @@ interface ProcessPlan {
 	service?: RateLimitMode;
 	/** the credential's reading (default strict) */
 	reading?: RateReading;
+	/** fixed-second: its seconds begin this many ms past the whole second */
+	secondOffsetMs?: number;
 }
 
 /** Round trips 50, 250 and 500 ms (± 10 %, uniform each way), and the rate each must reach. */
@@ -119,6 +121,18 @@ const processPlans = ([
 			target: service === 'sliding-window' ? 0.85 : 0.98,
 		})),
 	),
+	// A per-second service whose seconds begin off this machine's whole second (its own clock).
+	...[150, 480, 850].map((secondOffsetMs) => ({
+		id: `reading-business-fixed-second-${secondOffsetMs}`,
+		plan: 'business',
+		n: 1,
+		shared: false,
+		latency: '125±25',
+		service: 'fixed-second' as const,
+		secondOffsetMs,
+		reading: 'learn' as const,
+		target: 0.95,
+	})),
 	...DISTANCES.flatMap((d) => [
 		{ id: `distance-starter-${d.rtt}-1-local`, plan: 'starter', n: 1, shared: false, latency: d.each, target: d.target },
 		{ id: `distance-starter-${d.rtt}-4-shared`, plan: 'starter', n: 4, shared: true, latency: d.each, target: d.target },
@@ -126,8 +140,8 @@ const processPlans = ([
 ] as ProcessPlan[]).filter((p) => want(p.id) && (!SIZES.rate.quickOnly || SIZES.rate.quickOnly.includes(p.id) || p.id.startsWith('rate-free') || p.id.startsWith('rate-starter')));
 
 /** Sets how the emulator counts the plan's rate. */
-async function setService(url: string, mode: RateLimitMode): Promise<void> {
-	const { status } = await call(url, 'PUT', '/__emulator/rate-limit', { mode });
+async function setService(url: string, mode: RateLimitMode, secondOffsetMs = 0): Promise<void> {
+	const { status } = await call(url, 'PUT', '/__emulator/rate-limit', { mode, secondOffsetMs });
 	if (status !== 200) throw new Error(`setting the emulator's rate limit to ${mode} failed: ${status}`);
 }
 
@@ -161,12 +175,12 @@ export async function processesRows(url: string, oneCallMs: number): Promise<{ r
 		const rows: ProcessesRow[] = [];
 		let offsetBase = 40_000_000;
 		for (const p of processPlans) {
-			const distance = `${p.latency ? `, the service ${p.latency} ms away each way` : ''}${p.service ? `, counting ${p.service}` : ''}`;
+			const distance = `${p.latency ? `, the service ${p.latency} ms away each way` : ''}${p.service ? `, counting ${p.service}${p.secondOffsetMs ? ` (seconds ${p.secondOffsetMs} ms off)` : ''}` : ''}`;
 			const through = p.cluster ? 'Redis Cluster, 3 masters' : 'Redis';
 			const label = `${p.n} process${p.n > 1 ? 'es' : ''} on one fresh ${p.plan} key, Send, limiter ${p.shared ? `shared (${through})` : 'per process'}${distance}`;
 			const perProcess = Math.ceil(SIZES.rate.items[p.plan] / p.n);
 			if (p.latency) await setLatency(url, p.latency);
-			if (p.service) await setService(url, p.service);
+			if (p.service) await setService(url, p.service, p.secondOffsetMs);
 			try {
 				const limit = p.shared ? (p.cluster && onCluster) || sharedLimit : undefined;
 				const reading = p.reading ?? 'strict';

@@ -194,7 +194,7 @@ export class SvcMessagingApi implements ICredentialType {
 			type: 'options',
 			default: 'learn',
 			description: 'How the node reads "N requests per second", which the service\'s documentation leaves open',
-			hint: 'Keep Learn unless you know: the node tests the service with one early request, then sends at the plan\'s full rate where the service allows it, or keeps the strict reading for this key (remembered, in Redis too; two 429 Too Many Requests at most).',
+			hint: 'Keep Learn unless you know: the node tests the service with one early request, then sends at the plan\'s full rate where the service allows it, or keeps the strict reading for this key (remembered, in Redis too; two 429 Too Many Requests at most where the service counts strictly). One API key in two credentials that read it differently: the strict reading.',
 			options: [
 				{
 					name: 'Learn (Plan\'s Rate Where the Service Allows It)',

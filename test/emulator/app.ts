@@ -103,7 +103,7 @@ async function dispatch(
 			const { apiKey, account } = authenticateApiKey(rt, req.headers);
 			Object.assign(ctx, { apiKey, account });
 			if (record) Object.assign(record, { keyLast4: apiKey.key.slice(-4), accountId: account.id });
-			const decision = takeRequest(rt.rateLimitMode, rt.state, apiKey, now);
+			const decision = takeRequest(rt.rateLimitMode, rt.state, apiKey, now, rt.secondOffsetMs);
 			rateHeaders = decision.headers;
 			if (!decision.allowed) throw rateLimitError(apiKey.requestsPerSecond);
 		} else if (match.route.auth === 'bearer') {

@@ -1,14 +1,16 @@
 /**
  * `npm run emulator [-- --port N] [--host H] [--time-scale X] [--rate-limit token-bucket|sliding-window|fixed-second]
+ * [--second-offset MS]
  * [--latency MS[±JITTER]] [--latency-in MS[±JITTER]] [--latency-out MS[±JITTER]]`: starts the emulator
  * (port from --port, else PORT, else 4010) and prints its URL, the rate-limit mode, the latency, the
  * seeded API keys with their plans, and the logins. --latency sets both ways (e.g. 125±25: a 250 ms
- * round trip, ± 50 ms); --latency-in / --latency-out one way each.
+ * round trip, ± 50 ms); --latency-in / --latency-out one way each. --second-offset: fixed-second's
+ * seconds begin MS (0–999) past the whole second.
  * Runs until SIGINT or SIGTERM.
  */
 import { startEmulator, type RunningEmulator } from './index';
 import type { Delay } from './latency';
-import { parseRateLimitMode } from './rateLimit';
+import { parseRateLimitMode, parseSecondOffset } from './rateLimit';
 
 function flag(args: string[], name: string): string | undefined {
 	const i = args.indexOf(name);
@@ -59,7 +61,9 @@ async function main(): Promise<void> {
 	const rateLimit = mode === undefined ? undefined : parseRateLimitMode(mode);
 	const both = flag(args, '--latency');
 	const latency = { inbound: flag(args, '--latency-in') ?? both, outbound: flag(args, '--latency-out') ?? both };
-	const emulator = await startEmulator({ port, host: flag(args, '--host'), timeScale, rateLimit, latency });
+	const offset = flag(args, '--second-offset');
+	const secondOffsetMs = offset === undefined ? undefined : parseSecondOffset(offset);
+	const emulator = await startEmulator({ port, host: flag(args, '--host'), timeScale, rateLimit, secondOffsetMs, latency });
 	process.stdout.write(`${describe(emulator)}\n`);
 	let stopping = false;
 	const stop = (signal: string) => {

@@ -6,7 +6,7 @@ import { addFault, type FaultInput } from './faults';
 import { parseLatency, type LatencyProfile } from './latency';
 import { ApiError, badRequest, iso, notFound, ok } from './http';
 import { TEMPLATE_STATUSES } from './limits';
-import { parseRateLimitMode, type RateLimitMode } from './rateLimit';
+import { parseRateLimitMode, parseSecondOffset, type RateLimitMode } from './rateLimit';
 import { route, type Route } from './router';
 import type { Runtime } from './runtime';
 import { defaultSeed } from './seed';
@@ -94,7 +94,8 @@ export interface EmulatorControl {
 	reviewTemplate(name: string, status: TemplateStatus, reason?: string, accountId?: string): TemplateView;
 	/** How the per-key rate limit counts (kept by reset); setting it empties every key's count. */
 	rateLimitMode(): RateLimitMode;
-	setRateLimitMode(mode: RateLimitMode): { mode: RateLimitMode };
+	/** `secondOffsetMs` (fixed-second: where its seconds begin past the whole second) stays as it was when not given. */
+	setRateLimitMode(mode: RateLimitMode, secondOffsetMs?: number): { mode: RateLimitMode; secondOffsetMs: number };
 	/** The service's distance (latency.ts; kept by reset). */
 	latency(): LatencyProfile;
 	setLatency(latency: unknown): LatencyProfile;
@@ -214,12 +215,13 @@ export function createControl(rt: Runtime): EmulatorControl {
 		rateLimitMode() {
 			return rt.rateLimitMode;
 		},
-		setRateLimitMode(mode) {
+		setRateLimitMode(mode, secondOffsetMs) {
 			rt.rateLimitMode = parseRateLimitMode(mode);
+			if (secondOffsetMs !== undefined) rt.secondOffsetMs = parseSecondOffset(secondOffsetMs);
 			state.buckets.clear();
 			state.windows.clear();
 			state.seconds.clear();
-			return { mode: rt.rateLimitMode };
+			return { mode: rt.rateLimitMode, secondOffsetMs: rt.secondOffsetMs };
 		},
 		latency() {
 			return copy(rt.latency);
@@ -288,7 +290,9 @@ export function controlRoutes(control: EmulatorControl): Route[] {
 		route('GET', p('/rate-limit'), 'none', () => ok({ mode: control.rateLimitMode() })),
 		route('PUT', p('/rate-limit'), 'none', (ctx) => {
 			try {
-				return ok(control.setRateLimitMode(parseRateLimitMode(objectBody(ctx.body).mode)));
+				const body = objectBody(ctx.body);
+				const offset = body.secondOffsetMs === undefined ? undefined : parseSecondOffset(body.secondOffsetMs);
+				return ok(control.setRateLimitMode(parseRateLimitMode(body.mode), offset));
 			} catch (error) {
 				throw badRequest((error as Error).message);
 			}

@@ -12,7 +12,7 @@ import { createControl, controlRoutes, type EmulatorControl } from './control';
 import { DEFAULT_RATE_LIMIT_MODE } from './assumptions';
 import { NO_LATENCY, parseLatency } from './latency';
 import { ACCESS_TOKEN_TTL_SECONDS } from './limits';
-import { parseRateLimitMode, type RateLimitMode } from './rateLimit';
+import { parseRateLimitMode, parseSecondOffset, type RateLimitMode } from './rateLimit';
 import type { Runtime } from './runtime';
 import { defaultSeed } from './seed';
 import { createState, type EmulatorState, type Seed } from './state';
@@ -35,6 +35,8 @@ export interface EmulatorOptions {
 	 * rate in each calendar second). Also settable at /__emulator/rate-limit.
 	 */
 	rateLimit?: RateLimitMode;
+	/** 'fixed-second': its seconds begin this many ms (0–999) past the whole second; default 0. */
+	secondOffsetMs?: number;
 	/**
 	 * The service's distance: `inbound` before a request is processed (the rate limit counts it when
 	 * it arrives, after this), `outbound` before its answer leaves; each {ms, jitterMs} (uniform ±) or
@@ -61,6 +63,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 		webhooks: new WebhookDispatcher(state, clock),
 		tokenTtlSeconds: options.tokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS,
 		rateLimitMode: parseRateLimitMode(options.rateLimit ?? DEFAULT_RATE_LIMIT_MODE),
+		secondOffsetMs: parseSecondOffset(options.secondOffsetMs ?? 0),
 		latency: options.latency ? parseLatency(options.latency) : NO_LATENCY,
 		jwtSecret: randomBytes(32),
 		tokenGeneration: 0,

@@ -89,10 +89,23 @@ describe('fixed-second mode (at most N requests in each calendar second)', () =>
 		expect(at(11_004).headers['X-RateLimit-Remaining']).toBe('0');
 	});
 
-	it('is a mode of the emulator like the others: PUT /__emulator/rate-limit takes it', () => {
-		expect(emu.control.setRateLimitMode('fixed-second')).toEqual({ mode: 'fixed-second' });
+	it('may begin its seconds past the whole second (a service on its own clock): 480 ms off, the edge is at x.480', () => {
+		const seconds = new Map<string, { second: number; count: number }>();
+		const at = (t: number) => takeInSecond(seconds, free, t, 480);
+		expect([10_480, 10_600, 10_800, 11_000, 11_200].map((t) => at(t).allowed)).toEqual([true, true, true, true, true]);
+		// 11,479 is still in the second that began at 10,480; 11,480 begins the next.
+		expect(at(11_479).allowed).toBe(false);
+		expect(at(11_479).headers['X-RateLimit-Reset']).toBe('12');
+		expect([11_480, 11_481, 11_482, 11_483, 11_484].map((t) => at(t).allowed)).toEqual([true, true, true, true, true]);
+		expect(at(11_485).allowed).toBe(false);
+	});
+
+	it('is a mode of the emulator like the others: PUT /__emulator/rate-limit takes it, with its offset', () => {
+		expect(emu.control.setRateLimitMode('fixed-second')).toEqual({ mode: 'fixed-second', secondOffsetMs: 0 });
+		expect(emu.control.setRateLimitMode('fixed-second', 850)).toEqual({ mode: 'fixed-second', secondOffsetMs: 850 });
+		expect(() => emu.control.setRateLimitMode('fixed-second', 1000)).toThrow(/0 to 999/);
 		expect(emu.control.rateLimitMode()).toBe('fixed-second');
-		emu.control.setRateLimitMode('token-bucket');
+		emu.control.setRateLimitMode('token-bucket', 0);
 	});
 });
 
@@ -152,7 +165,7 @@ describe('sliding-window mode (at most N requests in any 1,000 ms)', () => {
 
 		it('is an emulator setting: GET/PUT /__emulator/rate-limit, kept by reset, anything else is a 400', async () => {
 			expect((await client.get('/__emulator/rate-limit')).body.data).toEqual({ mode: 'sliding-window' });
-			expect((await client.call('PUT', '/__emulator/rate-limit', { body: { mode: 'token-bucket' } })).body.data).toEqual({ mode: 'token-bucket' });
+			expect((await client.call('PUT', '/__emulator/rate-limit', { body: { mode: 'token-bucket' } })).body.data).toEqual({ mode: 'token-bucket', secondOffsetMs: 0 });
 			strict.control.reset();
 			expect(strict.control.rateLimitMode()).toBe('token-bucket');
 			expect((await client.call('PUT', '/__emulator/rate-limit', { body: { mode: 'fixed' } })).status).toBe(400);

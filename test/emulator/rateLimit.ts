@@ -6,7 +6,9 @@
  * - 'sliding-window': at most N accepted requests in ANY 1,000 ms — the strictest reading, which
  *   a client that bunches its requests cannot pass;
  * - 'fixed-second': at most N accepted requests in each calendar second (epoch second of the
- *   emulator's clock), as many services count: 2N can pass within 1,000 ms across a boundary.
+ *   emulator's clock), as many services count: 2N can pass within 1,000 ms across a boundary. Its
+ *   seconds may begin `secondOffsetMs` (0–999) past the whole second, as a service whose clock is
+ *   not this machine's (or that counts from its own start) does.
  * A request answered 429 is not counted; every other API-key request is, rejected ones included.
  */
 import { RATE_LIMIT_HEADERS, RATE_LIMIT_WINDOW_MS } from './assumptions';
@@ -34,9 +36,16 @@ export function parseRateLimitMode(value: unknown): RateLimitMode {
 	throw new Error(`rate-limit mode must be one of ${RATE_LIMIT_MODES.join(', ')}; got '${String(value)}'`);
 }
 
-export function takeRequest(mode: RateLimitMode, state: RateLimitState, apiKey: ApiKeyRecord, now: number): RateDecision {
+/** A fixed second's offset: a whole number of ms from 0 to 999. */
+export function parseSecondOffset(value: unknown): number {
+	const ms = Number(value);
+	if (Number.isInteger(ms) && ms >= 0 && ms < 1000) return ms;
+	throw new Error(`the second's offset must be a whole number of ms from 0 to 999; got '${String(value)}'`);
+}
+
+export function takeRequest(mode: RateLimitMode, state: RateLimitState, apiKey: ApiKeyRecord, now: number, secondOffsetMs = 0): RateDecision {
 	if (mode === 'sliding-window') return takeSlot(state.windows, apiKey, now);
-	if (mode === 'fixed-second') return takeInSecond(state.seconds, apiKey, now);
+	if (mode === 'fixed-second') return takeInSecond(state.seconds, apiKey, now, secondOffsetMs);
 	return takeToken(state.buckets, apiKey, now);
 }
 
@@ -77,10 +86,10 @@ export function takeSlot(windows: Map<string, number[]>, apiKey: ApiKeyRecord, n
 	return { allowed, headers };
 }
 
-/** Allowed when fewer than N counted requests arrived in the current calendar second. */
-export function takeInSecond(seconds: Map<string, { second: number; count: number }>, apiKey: ApiKeyRecord, now: number): RateDecision {
+/** Allowed when fewer than N counted requests arrived in the current second (beginning `offsetMs` past a whole one). */
+export function takeInSecond(seconds: Map<string, { second: number; count: number }>, apiKey: ApiKeyRecord, now: number, offsetMs = 0): RateDecision {
 	const rate = apiKey.requestsPerSecond;
-	const second = Math.floor(now / 1000);
+	const second = Math.floor((now - offsetMs) / 1000);
 	const counted = seconds.get(apiKey.key);
 	const current = counted && counted.second === second ? counted : { second, count: 0 };
 	seconds.set(apiKey.key, current);
@@ -89,7 +98,7 @@ export function takeInSecond(seconds: Map<string, { second: number; count: numbe
 	const headers: Record<string, string> = {
 		[RATE_LIMIT_HEADERS.limit]: String(rate),
 		[RATE_LIMIT_HEADERS.remaining]: String(rate - current.count),
-		[RATE_LIMIT_HEADERS.reset]: String(second + 1),
+		[RATE_LIMIT_HEADERS.reset]: String(Math.ceil(((second + 1) * 1000 + offsetMs) / 1000)),
 	};
 	if (!allowed) headers['Retry-After'] = '1';
 	return { allowed, headers };

@@ -12,6 +12,8 @@ export interface Runtime {
 	tokenTtlSeconds: number;
 	/** how the per-key rate limit counts (an emulator setting: reset keeps it) */
 	rateLimitMode: RateLimitMode;
+	/** fixed-second: where its seconds begin, ms past a whole second of the emulator's clock (reset keeps it) */
+	secondOffsetMs: number;
 	/** the service's distance: delays before processing and before the answer leaves (reset keeps it) */
 	latency: LatencyProfile;
 	jwtSecret: Buffer;

@@ -98,6 +98,21 @@ export function transportError(
 	return error;
 }
 
+/**
+ * The key's rate limiter failed before the request left (made in request.ts, which alone knows
+ * whether its request was handed to n8n's request helper): nothing reached the service, so the
+ * message is not sent and a Retry sends it (no mayHaveBeenProcessed, so the ledger keeps no mark).
+ */
+export function limiterFault(node: INode, context: { itemIndex?: number; what: string }): NodeOperationError {
+	const hint = 'Nothing reached the service: the message was not sent. Run the node again (or retry the execution) to send it.';
+	const v2 = titledErrors(node);
+	const error = new NodeOperationError(node, v2 ? `${itemLead(context.itemIndex)}Not sent: the rate limiter failed before the request left` : `${context.what} not sent: the rate limiter failed before the request left (${LIMITER_FAULT})`, {
+		description: v2 ? withRequest(hint, `${context.what} → ${LIMITER_FAULT}`) : hint,
+		itemIndex: context.itemIndex,
+	});
+	return withErrorCode(error, LIMITER_FAULT);
+}
+
 /** Whether the service may have acted on the failed request (so it must not be sent again). */
 export function mayHaveBeenProcessed(error: { context?: { mayHaveBeenProcessed?: unknown } }): boolean {
 	return error.context?.mayHaveBeenProcessed === true;
@@ -141,6 +156,9 @@ export const REDIS_UNAVAILABLE = 'REDIS_UNAVAILABLE';
 
 /** n8n's database (the send ledger's record without Redis) did not take a message's mark: nothing was sent. */
 export const LEDGER_UNAVAILABLE = 'LEDGER_UNAVAILABLE';
+
+/** The key's rate limiter failed before the request left: not sent (limiterFault). */
+export const LIMITER_FAULT = 'LIMITER_FAULT';
 
 /** An earlier try may have sent the message: reported, not sent again. */
 export const UNKNOWN_OUTCOME = 'UNKNOWN_OUTCOME';
@@ -214,6 +232,7 @@ const CATEGORY_OF_CODE: Record<string, ErrorCategory> = {
 	MESSAGE_CAP_REACHED: 'LIMIT_REACHED',
 	[CREDIT_BUDGET_EXCEEDED]: 'LIMIT_REACHED',
 	[SEVERAL_ERRORS]: 'MIXED',
+	[LIMITER_FAULT]: 'UNEXPECTED',
 };
 
 const RETRYABLE = new Set<ErrorCategory>(['RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'REDIS_UNAVAILABLE']);

@@ -6,12 +6,12 @@ import { LaneTurns } from './lanes';
 import { limiterSettings } from './rateReading';
 import { ReadingProbe } from './readingProbe';
 import { onTheGrid, StartGrid } from './startGrid';
-import type { KeyLimiter, LimiterOptions, OwnedLimiter } from './limiterTypes';
+import { refused, slotFaults, type KeyLimiter, type LimiterOptions, type OwnedLimiter, type Waiter } from './limiterTypes';
 import type { PlanLimits } from './service';
 import { RoundTrips, SLOT_HOLD_MS } from './roundTrips';
 import { applySettings } from './sharedLimit';
 
-export type { KeyLimiter, LimiterOptions, OwnedLimiter } from './limiterTypes';
+export { slotFaults, type KeyLimiter, type LimiterOptions, type OwnedLimiter } from './limiterTypes';
 
 const SLOWDOWN_FACTOR = 1.25;
 const MAX_SLOWDOWN = 2;
@@ -21,18 +21,6 @@ const RECOVERY_PER_SUCCESS = 0.01;
  * be taken next by another process, whose way in may be shorter (sharedLimit.ts sharedShrink).
  */
 const SHARE_EVERY_MS = 1_000;
-
-interface Waiter {
-	start: () => void;
-	fail: (error: Error) => void;
-	/** settles when the request has its answer (or failed) */
-	done: Promise<void>;
-	/** whether the request is Learn's probe (readingProbe.ts) */
-	probe?: boolean;
-}
-
-/** Whether a task's result is an answer 429 (request.ts's tasks return the full response). */
-const refused = (result: unknown) => (result as { statusCode?: unknown } | undefined)?.statusCode === 429;
 
 /**
  * Bottleneck runs one *slot* per request: a job that starts the request, waits for its answer and
@@ -58,7 +46,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	let slowdown = 1;
 	// In one process, Learn tells the readings apart by a probe before it leaves the strict one.
 	const probe = !cluster && !strict && reading === 'learn' ? new ReadingProbe(limits.requestsPerSecond, () => SLOT_HOLD_MS - trips.shrinkMs(), (verdict) => {
-		if (verdict === 'strict') return void learnStrict();
+		if (verdict === 'strict') return void (strict || learnStrict());
 		const edge = probe!.edgeBefore(Date.now());
 		grid!.alignAt(edge, probe!.placesTaken(edge));
 		applySettings(bottleneck, { minTime: minTime() }).catch(() => undefined);
@@ -84,7 +72,10 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	// From the spaced reading to the strict one, for good; 429s of requests started before are answered by it.
 	let strictSince: number | undefined;
 	const becomeStrict = async () => {
+		const spaced = !strict && !probe?.deciding;
 		strict = true;
+		// Spaced starts held no slot: none more until those answered by now are a hold behind (the others hold theirs).
+		if (spaced) pausedUntil = Math.max(pausedUntil, Date.now() + holdMs());
 		strictSince ??= Date.now();
 		await applySettings(bottleneck, { ...settings(), minTime: minTime() });
 	};
@@ -108,9 +99,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 	let idleFrom = Date.now();
 	let successor: (() => Promise<KeyLimiter>) | undefined;
 	const begin = () => void busy++;
-	const end = () => {
-		if (--busy === 0) idleFrom = Date.now();
-	};
+	const end = () => void (--busy === 0 && (idleFrom = Date.now()));
 	const take = () => lanes.take();
 	const checkForStuckPause = stuckPauseCheck(bottleneck, pause, () => lanes.waiting > 0 && !failure);
 	cluster?.onFailure((error) => {
@@ -118,6 +107,7 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 		for (let waiter = take(); waiter; waiter = take()) waiter.fail(error);
 	});
 	const slot = async (jobId: string, timedSpaced: boolean) => {
+		if (slotFaults.next > 0 && slotFaults.next--) throw new Error('A fault injected into the limiter slot (test)');
 		cluster?.lease.claim(jobId);
 		// Learn before its verdict: the probe's turns. Spaced, or timed before a pause began (then waiting
 		// it out): never closer than the spacing to the last start, though Bottleneck's timers fire together.
@@ -128,6 +118,8 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 			gate = Math.max(gate + minTime(), pausedUntil, Date.now());
 			if (gate > Date.now()) await sleep(gate - Date.now());
 		}
+		// A 429 answered while it waited: its pause holds this start too (the service asked for it).
+		while (pausedUntil > Date.now()) await sleep(pausedUntil - Date.now());
 		// Timed under the spaced reading (up to 2N at once), it starts nothing if the key turned strict
 		// meanwhile: another slot, timed under the strict reading, takes the request instead.
 		if (timedSpaced && strict) {
@@ -237,10 +229,18 @@ export function createLimiter(limits: PlanLimits, options: LimiterOptions = {}):
 				.finally(end);
 			return 0;
 		},
+		pausedForMs: () => Math.max(0, pausedUntil - Date.now()),
 		recover() {
 			if (successor || slowdown === 1) return;
 			slowdown = Math.max(1, slowdown - RECOVERY_PER_SUCCESS);
 			applySettings(bottleneck, { minTime: minTime() }).catch(() => undefined);
+		},
+		holdStrict() {
+			if (successor) return void successor().then((next) => (next as OwnedLimiter).holdStrict(), () => undefined);
+			if (strict) return;
+			void becomeStrict();
+			// Before its verdict the probe settles the starts it made; nothing is learned of the service.
+			probe?.decide('strict');
 		},
 		idleSince: () => (busy === 0 ? idleFrom : undefined),
 		retire(next) {

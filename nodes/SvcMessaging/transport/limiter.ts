@@ -10,6 +10,8 @@ export type { KeyLimiter } from './keyLimiter';
 interface Entry {
 	limiter: Promise<OwnedLimiter>;
 	make: () => Promise<OwnedLimiter>;
+	/** the reading it was made with (readAlso) */
+	reading?: RateReading;
 	/** the Redis connection of a shared limiter, once joined */
 	cluster?: ClusterStore;
 }
@@ -36,7 +38,7 @@ export async function releaseIdleLimiters(idleForMs = IDLE_MS): Promise<void> {
 			// Still the key's limiter, and idle long enough: out of the map and retired in one step.
 			if (!limiter || since === undefined || now - since < idleForMs || limiters.get(id) !== entry) return;
 			limiters.delete(id);
-			limiter.retire(async () => await lookUp(id, entry.make));
+			limiter.retire(async () => await lookUp(id, entry.make, entry.reading));
 			await entry.cluster?.close();
 		}),
 	);
@@ -59,14 +61,15 @@ export async function limiterFor(
 	reading: RateReading = 'strict',
 ): Promise<KeyLimiter> {
 	const where = shared ? connectionId(shared) : '';
-	const id = `${baseUrl}\u0000${apiKey}\u0000${limits.requestsPerSecond}\u0000${where}\u0000${reading}`;
+	// One limiter per key whatever the credential's reading: two would each send the plan's rate.
+	const id = `${baseUrl}\u0000${apiKey}\u0000${limits.requestsPerSecond}\u0000${where}`;
 	const now = Date.now();
 	if (now >= nextSweep) {
 		nextSweep = now + IDLE_MS / 4;
 		void releaseIdleLimiters();
 	}
 	const existing = limiters.get(id);
-	if (existing) return await existing.limiter;
+	if (existing) return readAlso(existing, reading, await existing.limiter);
 	// Only when made: a digest per request would cost every request.
 	const make = async () => {
 		const keyDigest = digest(`${baseUrl}\u0000${apiKey}`);
@@ -74,13 +77,23 @@ export async function limiterFor(
 		if (shared) return await sharedLimiter(id, keyDigest, limits, shared, { reading, learned });
 		return createLimiter(limits, { reading, learnedStrict: learned, onLearnedStrict: () => rememberStrictHere(keyDigest) });
 	};
-	return await lookUp(id, make);
+	const limiter = await lookUp(id, make, reading);
+	return readAlso(limiters.get(id), reading, limiter);
 }
 
-async function lookUp(id: string, make: () => Promise<OwnedLimiter>): Promise<KeyLimiter> {
+/**
+ * Credentials that read the key's rate differently (Strict beside Learn, …): the key's one limiter
+ * keeps the strict reading, the strictest, from then on (docs/assumptions.md).
+ */
+function readAlso(entry: Entry | undefined, reading: RateReading, limiter: OwnedLimiter): KeyLimiter {
+	if (entry && entry.reading !== reading) limiter.holdStrict();
+	return limiter;
+}
+
+async function lookUp(id: string, make: () => Promise<OwnedLimiter>, reading?: RateReading): Promise<OwnedLimiter> {
 	let entry = limiters.get(id);
 	if (!entry) {
-		const fresh = { make } as Entry;
+		const fresh = { make, reading } as Entry;
 		limiters.set(id, fresh);
 		// make() reads the map's entry (a shared limiter records its connection there).
 		fresh.limiter = make();

@@ -20,6 +20,8 @@ export interface KeyLimiter {
 	 * long the refused request itself waits before it goes again (0: the key's pause covers it).
 	 */
 	penalize(waitMs: number, startedAt?: number): number;
+	/** How long the key's pause after a 429 still lasts in this process (0: none). */
+	pausedForMs(): number;
 	/** A request succeeded: drift back toward the plan's rate. */
 	recover(): void;
 	readonly limits: PlanLimits;
@@ -29,6 +31,8 @@ export interface KeyLimiter {
 export interface OwnedLimiter extends KeyLimiter {
 	/** Since when nothing is queued, held or paused (Date.now() ms); undefined while busy. */
 	idleSince(): number | undefined;
+	/** Another credential reads the key's rate otherwise: the strict reading from now on, not learned of the service. */
+	holdStrict(): void;
 	/** From now on every call goes to `successor()`: this limiter runs nothing more. */
 	retire(successor: () => Promise<KeyLimiter>): void;
 }
@@ -44,3 +48,19 @@ export interface LimiterOptions {
 	/** Called when a 429 of the spaced rate teaches this limiter the strict reading. */
 	onLearnedStrict?: () => void;
 }
+
+/** A request waiting in the key's limiter for its slot (keyLimiter.ts). */
+export interface Waiter {
+	start: () => void;
+	fail: (error: Error) => void;
+	/** settles when the request has its answer (or failed) */
+	done: Promise<void>;
+	/** whether the request is Learn's probe (readingProbe.ts) */
+	probe?: boolean;
+}
+
+/** Whether a task's result is an answer 429 (request.ts's tasks return the full response). */
+export const refused = (result: unknown) => (result as { statusCode?: unknown } | undefined)?.statusCode === 429;
+
+/** Tests only: how many of the next slots fail before their request leaves (a fault inside the limiter). */
+export const slotFaults = { next: 0 };

@@ -8,7 +8,7 @@ import type {
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { API_KEY_HEADER, baseUrlOf, decryptedFor, getServiceCredentials, planLimits, CREDENTIAL_TYPES, type AuthKind, type SvcContext } from './credentials';
-import { LOGIN_CODES, LOGIN_FAILED, LOGIN_RATE_LIMITED, REDIS_UNAVAILABLE, serviceError, transportError, withErrorCode } from './errors';
+import { limiterFault, LOGIN_CODES, LOGIN_FAILED, LOGIN_RATE_LIMITED, REDIS_UNAVAILABLE, serviceError, transportError, withErrorCode } from './errors';
 import { laneOf } from './lanes';
 import { limiterFor, type KeyLimiter } from './limiter';
 import { rateReadingOf } from './rateReading';
@@ -148,6 +148,8 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 					throw error;
 				});
 			}
+			// A 429 read while the mark was made: its pause holds this request too (the service asked for it).
+			for (let left = limiter?.pausedForMs() ?? 0; left > 0; left = limiter!.pausedForMs()) await sleep(left);
 			// When it left: a 429 tells the spaced reading where the service's second ends (keyLimiter.ts).
 			sentAt = Date.now();
 			return (apiKeyHeaders
@@ -161,6 +163,8 @@ export async function apiRequest<T = IDataObject>(this: SvcContext, request: Api
 			// Nothing left: the caller (the send round) knows why from its own call.
 			if (beforeSendError !== undefined) throw new NodeOperationError(this.getNode(), error as Error, { itemIndex: request.itemIndex });
 			if (error instanceof RedisUnavailable) throw sharedLimitError(this, error, request.itemIndex);
+			// The limiter failed before it ran the request: it never left (sentAt is set as it leaves).
+			if (limiter && sentAt === undefined) throw limiterFault(this.getNode(), { itemIndex: request.itemIndex, what });
 			const httpCode = Number((error as { httpCode?: unknown }).httpCode);
 			if (httpCode >= 400) {
 				// Account-credential requests: n8n already tried a fresh login for a 401.
