@@ -6,6 +6,7 @@ import { itemLead, titledErrors } from '../transport/errorTitles';
 import { RedisUnavailable } from '../transport/redis';
 import { DatabaseUnavailable } from './ledger/durableMarks';
 import { KeysFull } from './keys/keyClaims';
+import { SEND_LEDGER } from './ledger/ledgerBounds';
 import type { EarlierEntry, LedgerEntry } from './ledger/ledger';
 import type { ItemFailure } from './outcomes';
 
@@ -55,4 +56,17 @@ export function failedUnsent(node: INode, units: Array<{ itemIndex: number; outc
 		const itemError = errorOf(unit.itemIndex);
 		unit.outcome = { ok: false, itemIndex: unit.itemIndex, error: itemError };
 	}
+}
+
+/**
+ * The hint of a Retry whose run began before the marks n8n's database keeps (this and the previous
+ * half-day: 12 to 24 hours): what that run sent was not recognised, so it may have gone again.
+ */
+export function olderRunNote(began: number): string {
+	const hours = SEND_LEDGER.durable.bucketMs / 3600_000;
+	return (
+		`This Retry repeats a run that began more than ${hours}–${2 * hours} hours before this Retry (on or after ${new Date(began).toISOString()}): ` +
+		`the send ledger keeps what a run sent for ${hours} to ${2 * hours} hours in n8n’s database, so the messages that run sent were not recognised and may have been sent twice. ` +
+		'Check the message log in the dashboard.'
+	);
 }

@@ -1,5 +1,6 @@
 import { SEND_LEDGER } from './ledgerBounds';
 import { MarkBlocks, type BlockMarks } from './markBlocks';
+import { olderRunMarks } from './olderRun';
 import { ROW_OPTIONS, rowOf, type ProcessedData } from '../../stores/nodeRow';
 
 export type { ProcessedData } from '../../stores/nodeRow';
@@ -47,6 +48,8 @@ export interface DurableMarks {
 	written(): Promise<void>;
 	/** Whether these messages' marks are written at once (a small row, and not past a long run's first messages: SEND_LEDGER.durable). */
 	quick(messages: readonly string[]): boolean;
+	/** After a look-up: when the run a Retry repeats began, if it is older than the marks honoured (olderRun.ts). */
+	olderRunAt(): number | undefined;
 }
 
 /** n8n's database did not take a mark written before a post: that post is not made. */
@@ -83,6 +86,8 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 	const added: Array<{ kind: 'u' | 'a'; messages: readonly string[] } | { kind: 'b'; level: number; block: number; marks: string[] }> = [];
 	let count = 0;
 	const notSent = new Set<string>();
+	let first: string | undefined;
+	let olderAt: number | undefined;
 	// Past its first messages (by their place in the run, not by when they begin: a send window begins
 	// hundreds at once) a long run is written in gathers, as a large row was (stores/rowBounds.ts).
 	const long = (messages: readonly string[]) => (blocks?.positionOf(messages[0]) ?? 0) >= SEND_LEDGER.durable.smallRowMarks / 2;
@@ -118,6 +123,7 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 	};
 	return {
 		plan(units) {
+			first = units[0]?.identity;
 			blocks = units.length > SEND_LEDGER.durable.blockMessages ? new MarkBlocks(units, digestOf) : undefined;
 			if (blocks?.levels.length === 0) blocks = undefined;
 		},
@@ -140,6 +146,8 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 					for (const { whole, neighbours } of marks) asked.push(whole, ...neighbours);
 				});
 			}
+			const older = olderRunMarks(first, nameOf, blocks, now);
+			asked.push(...older.asked);
 			const found = await row
 				.serial(async (h) => {
 					const answer = await h.checkProcessedAndRecord(asked, 'node', ROW_OPTIONS);
@@ -151,6 +159,7 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 				.catch((error: unknown) => {
 					throw new DatabaseUnavailable(error, true);
 				});
+			olderAt = older.olderRunAt(found);
 			const blockState = (levels: number[]) => {
 				const marks = levels.map((block, level) => blockMarks.get(`${level}:${block}`)!);
 				if (marks.some((m) => m.some(({ whole }) => found.has(whole)))) return 'whole';
@@ -216,5 +225,6 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 		},
 		written: async () => await row.written(),
 		quick,
+		olderRunAt: () => olderAt,
 	};
 }

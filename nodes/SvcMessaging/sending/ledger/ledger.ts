@@ -95,10 +95,7 @@ export interface SendLedger {
 	held(identities: string[]): boolean[];
 	/** Marks messages as under way (in Redis) before they are posted. Throws RedisUnavailable if it cannot: then none is posted. */
 	begin(identities: string[]): Promise<void>;
-	/**
-	 * Records outcomes at once (Redis write awaited, so a crash right after keeps them); `undefined`:
-	 * surely not sent. Never throws: an entry Redis did not take stays "under way" there.
-	 */
+	/** Records outcomes at once (Redis write awaited: a crash after keeps them); `undefined`: surely not sent. Never throws. */
 	record(entries: Array<[identity: string, entry: LedgerEntry | undefined]>): Promise<void>;
 	/** The run ended without an error: an execution retry never re-runs it, so ignores its entries. */
 	finish(): Promise<void>;
@@ -106,6 +103,8 @@ export interface SendLedger {
 	stored?(): Promise<void>;
 	/** Whether a post's "under way" mark is made in its limiter slot (default), or before its turn: a slot must not wait for a gather (ledgerDurable.ts). */
 	marksInSlot?(identities: readonly string[]): boolean;
+	/** After a Retry's look-up: when the run it repeats began, if older than the ledger keeps (ledger/olderRun.ts). */
+	olderRunAt?(): number | undefined;
 }
 
 /**

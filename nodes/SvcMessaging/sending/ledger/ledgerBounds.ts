@@ -25,6 +25,8 @@ export const SEND_LEDGER = {
 	maxRuns: 20_000,
 	/** a failed Redis read or write is tried again after each of these waits, then given up (transport/redisStore.ts) */
 	redisRetryDelaysMs: REDIS_RETRY_DELAYS_MS,
+	/** a Retry looks this far back for the run it repeats, to say when that run is older than the marks kept (durable.bucketMs) */
+	olderRunLookBackMs: 14 * 24 * 3600 * 1000,
 	/** the record in n8n's database without the shared Redis (sending/ledger/durableMarks.ts, stores/rowBounds.ts) */
 	durable: NODE_ROW,
 } as const;

@@ -121,6 +121,7 @@ export function withDurableMarks(
 		},
 		stored: async () => await marks.written().catch(() => undefined),
 		marksInSlot: (identities) => marks.quick(identities),
+		olderRunAt: () => marks.olderRunAt(),
 		async finish() {
 			await ledger.finish();
 			// A retry's run stays open (a second Retry must find what it sent), as in the ledger.

@@ -19,7 +19,7 @@ import { PackedDigests, PositionIndex } from './runIndex';
  * a retry that finds one for a block it cannot match (a text an expression draws from the clock
  * changed) refuses the block's unmarked messages as of unknown outcome instead of sending them.
  * It cannot tell when a block and both its neighbours changed. So a level is used only when the
- * run has two blocks of it or more.
+ * run has two blocks of it or more. A level's last block is never recorded whole (levelOver).
  */
 export interface BlockMarks {
 	/** the block's own mark */
@@ -68,7 +68,11 @@ function levelOver(parts: Parts, level: number, digestOf: (text: string) => stri
 	const blockNames: string[] = [];
 	for (let block = 0; block < count; block++) {
 		blockOfPart.fill(block, starts[block], starts[block + 1]);
-		left[block] = starts[block + 1] - starts[block];
+		// The last block is never recorded whole: it ends where the list does, not where a digest says,
+		// so a later run whose list goes on (an earlier list and new numbers) has another block there,
+		// and its marks would call that block changed and refuse its never-sent messages. It keeps a
+		// mark a message instead (issue 57, G2).
+		left[block] = starts[block + 1] - starts[block] + (block === count - 1 ? 1 : 0);
 		const members: string[] = [];
 		for (let part = starts[block]; part < starts[block + 1]; part++) members.push(parts.nameAt(part));
 		blockNames.push(digestOf(`${level}\u0000${members.join('\u0000')}`));

@@ -1,4 +1,4 @@
-import { unknownOutcomeError } from '../recovery';
+import { olderRunNote, unknownOutcomeError } from '../recovery';
 import type { Stage } from './stage';
 
 /**
@@ -17,6 +17,8 @@ export const ledgerLookup: Stage = {
 			round.failUnsent(asked, error);
 			return [];
 		});
+		const older = run.ledger.olderRunAt?.();
+		if (older !== undefined) run.hint(olderRunNote(older));
 		const pending: typeof asked = [];
 		asked.forEach((unit, n) => {
 			const earlier = known[n];
