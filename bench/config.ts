@@ -49,7 +49,7 @@ export const SIZES = {
 		after: listFromEnv('BENCH_N8N_AFTER') ?? pick([100, 400], [500, 2_000, 10_000]),
 		/** executions measured per flow at each point (in `rounds` alternating halves: SMS Send, then HTTP Request) */
 		batch: Number(process.env.BENCH_N8N_BATCH ?? pick(50, 100)),
-		/** BENCH_N8N_ROUNDS=4: each point in quarters, each quarter's ratio logged (issue 57 read its runs by quarter) */
+		/** BENCH_N8N_ROUNDS=4: each point in quarters, each quarter's ratio logged (a noisy machine's quarter shows apart) */
 		rounds: Number(process.env.BENCH_N8N_ROUNDS ?? 2),
 		/** one execution of this many SMS each, at Business */
 		many: listFromEnv('BENCH_N8N_MANY') ?? pick([300, 1_200], [3_000, 30_000]),

@@ -68,7 +68,7 @@ export function n8nTargets(figures: N8nFigures | undefined): Target[] {
 	const many = figures?.many ?? [];
 	const targets: Target[] = [];
 	const points = (row: OneRow) => row.points.map((p) => `after ${n(p.after)}: ${p.sms.msPerExecution} vs ${p.http.msPerExecution} ms (${p.timeRatio} ×), ${p.sms.kbPerExecution} vs ${p.http.kbPerExecution} KB (${p.diskRatio} ×)`).join('; ');
-	// Each SQLite flow judged on its own (the Code flow is the one users build: issue 57).
+	// Each SQLite flow judged on its own (the Code flow is the one users build).
 	for (const sqlite of sqliteRows) {
 		const label = `real n8n, SQLite, no Redis, Business, one-SMS executions, ${TEXT_NODE_NAMES[sqlite.textNode]} flow`;
 		const first = sqlite.points[0];

@@ -46,8 +46,7 @@ const webhook = (path: string, responseData: string): WorkflowNode => ({
  * The node that makes one item from the webhook's body (a number and its code), as an OTP flow
  * builds its message: `set` is an Edit Fields node (no task runner: in CI one execution of 450 once
  * failed before its send in the Code flow, its cause not recorded; the runner is the suspect);
- * `code` is a Code node, as most users write it (issue 57 measured this flow: n8n's task runner
- * between the webhook and the send).
+ * `code` is a Code node, as most users write it (n8n's task runner between the webhook and the send).
  */
 export type TextNode = 'set' | 'code';
 

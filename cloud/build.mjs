@@ -57,7 +57,10 @@ if (overlay.length === 0) fail('cloud/platform/ holds no seam');
 for (const file of overlay) {
 	const target = path.join(source, seams, file);
 	if (!fs.existsSync(target)) fail(`cloud/platform/${file} replaces nothing: ${seams}/${file} does not exist`);
-	fs.copyFileSync(path.join(cloud, 'platform', file), target);
+	// A Cloud seam imports the shapes both editions share (seamTypes.ts) from the self-hosted seam
+	// folder, so that the repository's typecheck resolves it; in the build, that folder is its own.
+	const text = fs.readFileSync(path.join(cloud, 'platform', file), 'utf8');
+	fs.writeFileSync(target, text.replaceAll(`'../../${seams}/`, `'./`));
 }
 console.log(`build:cloud: ${overlay.length} seam(s) replaced: ${overlay.map((f) => `platform/${f}`).join(', ')}`);
 

@@ -1,3 +1,5 @@
+import type { Edition } from '../../nodes/SvcMessaging/platform/seamTypes';
+
 /**
  * The n8n Cloud edition's names and parts (replaces nodes/SvcMessaging/platform/edition.ts in
  * `npm run build:cloud`). Every type name differs from the self-hosted package's, so both can be
@@ -14,7 +16,5 @@ export const EDITION = {
 	 * resource (the list kept in Redis; each send's Numbers option stays), no trigger option adding to it.
 	 */
 	redis: false,
-} as const;
+} as const satisfies Edition;
 
-/** A node type's full name as workflows and n8n's AI builder name it. */
-export const nodeTypeOf = (name: string): string => `${EDITION.packageName}.${name}`;

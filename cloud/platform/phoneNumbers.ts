@@ -7,28 +7,10 @@
  * getNumberType) for the only input rules/phone.ts gives it: an optional + and digits.
  * test/cloud/phoneNumbers.test.ts holds both implementations to one large corpus.
  */
+import type { MobilePlan, ParsedNumber } from '../../nodes/SvcMessaging/platform/seamTypes';
 import data from './numberingData.json';
 
-/** A number as libphonenumber-js's parse reads it (`parsePhoneNumberFromString(text, defaultCountry)`). */
-export interface ParsedNumber {
-	/** E.164: + the calling code + the national number (a national prefix taken off). */
-	readonly number: string;
-	/** The country the number belongs to, when its calling code and digits tell one. */
-	readonly country?: string;
-	/** Whether its length is one its calling code's numbering plan allows. */
-	isPossible(): boolean;
-	/** Whether it is a valid mobile number of its country (mobile metadata). */
-	isValid(): boolean;
-}
-
-/** A country's rules for a valid mobile number: national and mobile patterns (whole), mobile lengths. */
-export interface MobilePlan {
-	country: string;
-	callingCode: string;
-	national: RegExp;
-	mobile: RegExp;
-	lengths: number[];
-}
+export type { MobilePlan, ParsedNumber } from '../../nodes/SvcMessaging/platform/seamTypes';
 
 interface NumberType {
 	pattern: string;

@@ -1,4 +1,5 @@
-import { EDITION, nodeTypeOf } from './platform/edition';
+import { EDITION } from './platform/edition';
+import { nodeTypeOf } from './platform/nodeType';
 
 /**
  * Hints for n8n's AI workflow builder: `builderHint` of a node description in n8n-workflow 2.x

@@ -1,5 +1,5 @@
 /**
- * The n8n Cloud edition (issue 58; cloud/, `npm run build:cloud`) in real n8n 2.41.1, installed the
+ * The n8n Cloud edition (cloud/, `npm run build:cloud`) in real n8n 2.41.1, installed the
  * way n8n installs a package: its `npm pack` tarball (cloud/dist/package) published to the local
  * registry and listed in N8N_COMMUNITY_PACKAGES. It has no dependencies, so n8n installs nothing beside
  * it (n8n also drops peerDependencies before its `npm install`): n8n-workflow and zod resolve from n8n

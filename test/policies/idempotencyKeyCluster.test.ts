@@ -2,7 +2,7 @@
  * Options → Idempotency Key in a real Redis Cluster ("Redis Cluster Nodes": 3 masters on loopback
  * ports, test/helpers/redisCluster.ts). A send claims and reads its keys in multi-key steps (a
  * pipeline of SET NX, MGET): in a cluster each step keeps to one hash slot, or Redis refuses it
- * (CROSSSLOT) and the whole send failed, nothing sent (issue 57, G1). Counted at the emulator.
+ * (CROSSSLOT) and the whole send failed, nothing sent. Counted at the emulator.
  */
 import type { IDataObject } from 'n8n-workflow';
 import Redis from 'ioredis';

@@ -1,5 +1,5 @@
 /**
- * Options → Idempotency Key: whose keys they are and how long they hold (issue 57). Keys belong to
+ * Options → Idempotency Key: whose keys they are and how long they hold. Keys belong to
  * the account, not its API key: a rotated key (two API keys of one emulator account) sends nothing
  * again, with and without the shared Redis, and a key a Redis holds under the former scope (the API
  * key's, before this version) still counts. Without Redis a held key is never dropped for others

@@ -2,7 +2,7 @@
  * A Redis restarted between two sends (a real redis-server, restarted empty on its port): this
  * process's clients reconnect, and the shared limit's Bottleneck sets its limiter up again (it did
  * not recognise Redis 7's "ERR SETTINGS_KEY_NOT_FOUND"), so the next send goes instead of failing
- * whole with "Lost the connection to Redis … the shared rate limit" (issue 57, G8).
+ * whole with "Lost the connection to Redis … the shared rate limit".
  * Keyed sends (the keys, the ledger's shared entries, the do-not-send list, the shared limit all in
  * that Redis), counted at the emulator.
  */

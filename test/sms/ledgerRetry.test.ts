@@ -1,7 +1,7 @@
 /**
  * A run killed, n8n restarted (no Redis), the execution retried: a Retry sends the new numbers of a
- * list that goes on past an earlier run's (issue 57, G2: a level's last block is never recorded
- * whole), and a Retry of a run older than the marks n8n's database keeps says so (issue 57).
+ * list that goes on past an earlier run's (a level's last block is never recorded
+ * whole), and a Retry of a run older than the marks n8n's database keeps says so.
  * n8n-core's contexts, n8n's processed-data store as jest plays it (test/helpers/processedData.ts);
  * the kill is the row as it was at that moment, and every request after it never processed. Every
  * message is counted at the emulator.

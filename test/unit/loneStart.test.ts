@@ -1,7 +1,7 @@
 /**
  * A lone request on a key (one-SMS executions one after another: an OTP flow) starts at once where
  * the strict reading allows it, instead of waiting for a start-grid turn (transport/startGrid.ts
- * `onTheGrid`, transport/readingProbe.ts `turn`): issue 57's OTP waited up to the gap, half its
+ * `onTheGrid`, transport/readingProbe.ts `turn`): an OTP waited up to the gap, half its
  * execution's time in real n8n. On numbers and n8n's timers (faked): no wait is measured.
  */
 import { ReadingProbe } from '../../nodes/SvcMessaging/transport/readingProbe';

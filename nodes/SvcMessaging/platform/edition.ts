@@ -1,3 +1,5 @@
+import type { Edition } from './seamTypes';
+
 /**
  * What differs between the two packages built from this one source: the self-hosted package (this
  * file) and the n8n Cloud edition (`npm run build:cloud`, which compiles cloud/platform/edition.ts in
@@ -5,18 +7,11 @@
  * in one n8n: a node type is `<package>.<name>`, and a credential type's name must be unique in n8n.
  */
 export const EDITION = {
-	/** the npm package: the first half of each node type (`<package>.<name>`) */
 	packageName: 'n8n-nodes-svc-messaging',
 	action: { name: 'svcMessaging', displayName: 'SVC Messaging' },
 	trigger: { name: 'svcMessagingTrigger', displayName: 'SVC Messaging Trigger' },
 	apiKeyCredential: { name: 'svcMessagingApi', displayName: 'SVC Messaging API' },
 	accountCredential: { name: 'svcMessagingAccountApi', displayName: 'SVC Messaging Account API' },
-	/**
-	 * Whether Redis is offered: the credential's "Use Redis" and its fields, the Do-Not-Send List
-	 * resource (the list kept in Redis) and the trigger's "Add BLACKLISTED Numbers to the List".
-	 */
 	redis: true,
-} as const;
+} as const satisfies Edition;
 
-/** A node type's full name as workflows and n8n's AI builder name it. */
-export const nodeTypeOf = (name: string): string => `${EDITION.packageName}.${name}`;

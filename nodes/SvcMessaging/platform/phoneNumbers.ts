@@ -9,26 +9,9 @@ import type { CountryCode, MetadataJson } from 'libphonenumber-js/mobile';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/mobile';
 import mobileMetadata from 'libphonenumber-js/mobile/metadata';
 
-/** A number as libphonenumber-js's parse reads it (`parsePhoneNumberFromString(text, defaultCountry)`). */
-export interface ParsedNumber {
-	/** E.164: + the calling code + the national number (a national prefix taken off). */
-	readonly number: string;
-	/** The country the number belongs to, when its calling code and digits tell one. */
-	readonly country?: string;
-	/** Whether its length is one its calling code's numbering plan allows. */
-	isPossible(): boolean;
-	/** Whether it is a valid mobile number of its country (mobile metadata). */
-	isValid(): boolean;
-}
+import type { MobilePlan, ParsedNumber } from './seamTypes';
 
-/** A country's rules for a valid mobile number: national and mobile patterns (whole), mobile lengths. */
-export interface MobilePlan {
-	country: string;
-	callingCode: string;
-	national: RegExp;
-	mobile: RegExp;
-	lengths: number[];
-}
+export type { MobilePlan, ParsedNumber } from './seamTypes';
 
 /**
  * Reads `digits` (an optional leading + and digits only) as a phone number; `defaultCountry` is the

@@ -8,7 +8,7 @@ import type {
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { API_KEY_HEADER, baseUrlOf, decryptedFor, getServiceCredentials, planLimits, CREDENTIAL_TYPES, type AuthKind, type SvcContext } from './credentials';
-import { limiterFault, LOGIN_CODES, LOGIN_FAILED, LOGIN_RATE_LIMITED, REDIS_UNAVAILABLE, serviceError, transportError, withErrorCode } from './errors';
+import { limiterFault, LOGIN_CODES, NETWORK_ERROR, LOGIN_FAILED, LOGIN_RATE_LIMITED, REDIS_UNAVAILABLE, serviceError, transportError, withErrorCode } from './errors';
 import { laneOf } from './lanes';
 import { limiterFor, type KeyLimiter } from './limiter';
 import { rateReadingOf } from './rateReading';
@@ -72,7 +72,7 @@ function networkCodeOf(error: unknown): string {
 		(error as { httpCode?: unknown })?.httpCode,
 	];
 	const code = candidates.find((c) => typeof c === 'string' && c !== '' && !/^\d+$/.test(c));
-	return (code as string | undefined) ?? 'NETWORK_ERROR';
+	return (code as string | undefined) ?? NETWORK_ERROR;
 }
 
 function sharedLimitError(ctx: SvcContext, error: RedisUnavailable, itemIndex?: number): NodeOperationError {

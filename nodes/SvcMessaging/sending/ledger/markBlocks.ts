@@ -71,7 +71,7 @@ function levelOver(parts: Parts, level: number, digestOf: (text: string) => stri
 		// The last block is never recorded whole: it ends where the list does, not where a digest says,
 		// so a later run whose list goes on (an earlier list and new numbers) has another block there,
 		// and its marks would call that block changed and refuse its never-sent messages. It keeps a
-		// mark a message instead (issue 57, G2).
+		// mark a message instead.
 		left[block] = starts[block + 1] - starts[block] + (block === count - 1 ? 1 : 0);
 		const members: string[] = [];
 		for (let part = starts[block]; part < starts[block + 1]; part++) members.push(parts.nameAt(part));
