@@ -1,49 +1,24 @@
 /**
  * Limiters of idle keys are let go: memory follows the keys in use, not every key ever used; and a
  * limiter let go passes every later call to the key's next limiter, so that two limiters of one key
- * never run at once in a process. Heap measured after full GCs (gc exposed here through V8's flags).
+ * never run at once in a process. Heap measured after full GCs (test/helpers/idleLimiters.ts).
  */
-import { setFlagsFromString } from 'v8';
-import { runInNewContext } from 'vm';
-
-import { limiterCount, limiterFor, releaseIdleLimiters } from '../../nodes/SvcMessaging/transport/limiter';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const heapUsed = () => {
-	gc();
-	gc();
-	return process.memoryUsage().heapUsed;
-};
+import { limiterFor, releaseIdleLimiters } from '../../nodes/SvcMessaging/transport/limiter';
+import { idleRelease } from '../helpers/idleLimiters';
 
 const ONE_PER_SECOND = { requestsPerSecond: 1, recipientsPerCall: 1 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 it('2,000 keys used once each: their limiters are let go once idle, and the heap they held with them', async () => {
 	const KEYS = 2_000;
-	const limits = { requestsPerSecond: 50, recipientsPerCall: 1 };
-	await releaseIdleLimiters(0);
-	const before = heapUsed();
-	const start = limiterCount();
-	for (let i = 0; i < KEYS; i++) {
-		const limiter = await limiterFor('http://idle.test', `key-idle-${i}`, limits);
-		await limiter.schedule(async () => i);
-	}
-	// Each slot is held 1,000 ms after its answer (no round trips seen yet): then every limiter is idle.
-	await sleep(1_300);
-	const kept = heapUsed();
-	expect(limiterCount()).toBe(start + KEYS);
-	await releaseIdleLimiters(0);
-	const after = heapUsed();
-	expect(limiterCount()).toBe(start);
-	const keptKbPerKey = (kept - before) / KEYS / 1024;
-	const afterKbPerKey = (after - before) / KEYS / 1024;
-	const releasedKbPerKey = (kept - after) / KEYS / 1024;
-	process.stderr.write(`idle limiters: ${keptKbPerKey.toFixed(2)} KB per key kept, ${afterKbPerKey.toFixed(2)} KB per key after letting them go (${releasedKbPerKey.toFixed(2)} KB per key released)\n`);
+	const release = await idleRelease(KEYS, 'Bottleneck');
+	expect(release.heldBefore).toBe(KEYS);
+	expect(release.heldAfter).toBe(0);
+	expect(release.alive).toBe(0);
 	// Measured against each other (the heap before can still hold what earlier test files left).
-	expect(releasedKbPerKey).toBeGreaterThan(5);
+	expect(release.releasedKb).toBeGreaterThan(5);
 	// What stays grows far slower than the keys (plain node: 2,000 keys ~1 MB, 8,000 keys ~2 MB).
-	expect(afterKbPerKey).toBeLessThan(1);
+	expect(release.afterKb).toBeLessThan(1);
 }, 60_000);
 
 it('a limiter is not let go while a request holds its slot, nor during a pause after a 429', async () => {
