@@ -7,6 +7,7 @@ import {
 	EmulatorClient,
 	N8nClient,
 	nodeOutput,
+	pairedIndex,
 	readWorkflow,
 	sleep,
 	waitFor,
@@ -72,13 +73,6 @@ export function out(execution: Execution, nodeName: string, output = 0): Executi
 
 export const jsonOf = (items: ExecutionItem[]) => items.map((i) => i.json);
 
-export function pairedIndex(item: ExecutionItem): number | undefined {
-	const p = item.pairedItem as { item?: number } | Array<{ item?: number }> | number | undefined;
-	if (typeof p === 'number') return p;
-	if (Array.isArray(p)) return p[0]?.item;
-	return p?.item;
-}
-
 /** The execution's error message (workflow failed), or undefined. */
 export function executionError(execution: Execution): string | undefined {
 	const error = execution.data?.resultData.error;
@@ -104,4 +98,4 @@ export async function untilStatus<T extends { status?: unknown }>(what: string, 
 	return await waitFor(what, async () => ((record) => record.status === status && record)(await read()), timeoutMs, intervalMs);
 }
 
-export { sleep, waitFor };
+export { pairedIndex, sleep, waitFor };

@@ -7,6 +7,7 @@ import { readdirSync } from 'fs';
 import { join } from 'path';
 
 import { installMode, packPackage, readWorkflow, ROOT, startStack, targetInfo, type Stack } from './harness';
+import { selectedEdition } from './harness/edition';
 
 declare global {
 	// eslint-disable-next-line no-var
@@ -21,7 +22,13 @@ export default async function globalSetup(): Promise<void> {
 	const verbose = process.env.E2E_VERBOSE === '1';
 	const mode = installMode();
 	process.stdout.write(
-		`\n[e2e] starting the emulator and n8n ${info.version} (package ${mode === 'pack' ? 'from its npm pack tarball, installed as the Community Nodes UI does' : 'copied from dist/, dependencies linked'})...\n`,
+		`\n[e2e] starting the emulator and n8n ${info.version} (package ${
+			selectedEdition() === 'cloud'
+				? 'the n8n Cloud edition, cloud/dist/package (E2E_EDITION=cloud)'
+				: mode === 'pack'
+					? 'from its npm pack tarball, installed as the Community Nodes UI does'
+					: 'copied from dist/, dependencies linked'
+		})...\n`,
 	);
 	// Imported as a user imports them (fixed ids, pinned sample input): editor.e2e.test.ts runs them.
 	const workflows = ['test/e2e/workflows', 'examples'].flatMap((dir) =>
@@ -49,7 +56,7 @@ export default async function globalSetup(): Promise<void> {
 			`(ready in ${((Date.now() - started) / 1000).toFixed(1)} s: imports ${(stack.n8n.timings.importMs / 1000).toFixed(1)} s, ` +
 			`server ${(stack.n8n.timings.startMs / 1000).toFixed(1)} s)\n`,
 	);
-	if (mode === 'pack') {
+	if (mode === 'pack' && selectedEdition() === 'self-hosted') {
 		const pack = await packPackage();
 		process.stdout.write(
 			`[e2e] package: ${pack.files.length} files, ${(pack.size / 1024).toFixed(1)} kB packed; npm install in n8n's nodes folder ` +

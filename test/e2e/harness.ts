@@ -8,6 +8,9 @@
  * - client.ts: a running n8n over HTTP (owner, REST, public API, runs, webhooks)
  * - n8n.ts: one n8n process (`n8n start`, a queue worker or webhook process) and its CLI
  * - emulatorClient.ts, stack.ts: the emulator's control surface; emulator process + n8n together
+ * Imported from their own files (not re-exported here): registry.ts and npmProxy.ts (a local npm
+ * registry), managedPackages.ts (N8N_COMMUNITY_PACKAGES from it), cloudEdition.ts (the Cloud build's
+ * names and credentials), restartRetry.ts (SIGKILL mid-send, restart, Retry, counted per number).
  *
  * It loads the package the way a user installs it (package.json + built dist/ in
  * `<user folder>/.n8n/nodes/node_modules/n8n-nodes-svc-messaging`; with E2E_INSTALL=pack from the

@@ -14,8 +14,9 @@
  */
 import { sendWindow } from '../../nodes/SvcMessaging/sending/window';
 import { PLANS } from '../../nodes/SvcMessaging/transport/service';
-import { EmulatorClient, emulatorCredentials, N8n, sleep, waitFor, type Execution } from './harness';
-import { credential, expectSuccess, jsonOf, keyedSmsSend, out, pairedIndex, withNode, workflow } from './context';
+import { EmulatorClient, emulatorCredentials, N8n } from './harness';
+import { killMidSendThenRetry } from './harness/restartRetry';
+import { credential, expectSuccess, jsonOf, keyedSmsSend, out } from './context';
 
 const emulator = new EmulatorClient(process.env.E2E_EMULATOR_URL!);
 const ITEMS = 300;
@@ -31,67 +32,17 @@ afterAll(async () => {
 	await n8n?.stop();
 });
 
-/**
- * Starts a Send of 300 numbers with `plan`'s credential, SIGKILLs n8n once `killAfter` messages
- * have reached the emulator, restarts it, retries the crashed execution through n8n's REST API
- * (the editor's Retry), and counts what the emulator got, per number.
- */
-async function killedMidSendThenRetried(plan: 'free' | 'starter', killAfter: number) {
-	const ref = `e2e-restart-${plan}-${Date.now().toString(36)}`;
-	const items = Array.from({ length: ITEMS }, (_, i) => ({ phone: `+2547${plan === 'free' ? 151 : 150}${String(i).padStart(5, '0')}`, text: `Order ${i} shipped`, ref }));
-	const ours = async () => (await emulator.messages({ accountId: 'acc_demo' })).filter((m) => m.reference === ref);
-	// Stop on error, as a user's workflow does by default: the Retry's outcome is then in its output.
-	const wf = withNode(workflow('sms-send'), 'Send SMS', { onError: 'continueRegularOutput', credentials: { svcMessagingApi: credential(plan) } });
-	const prepared = await n8n.prepareRun(wf);
-	// Its webhook call is cut by the kill: nothing to wait for.
-	void prepared.post({ items }).finish().catch(() => undefined);
-	await waitFor(`${killAfter} messages at the emulator`, async () => ((await ours()).length >= killAfter ? true : undefined), 120_000, 50);
-	await n8n.kill();
-	// A request n8n had written before it died is still answered by the emulator: let it land.
-	await sleep(1_000);
-	const beforeKill = await ours();
-	const receivedBeforeKill = new Set(beforeKill.map((m) => m.phoneNumber as string));
-
-	await n8n.restart();
-	const crashed = await waitFor(
-		'the killed execution marked crashed',
-		async () => (await n8n.executions(prepared.workflowId, false)).find((e) => e.status === 'crashed' || e.status === 'error'),
-		60_000,
-		250,
-	);
-	await n8n.rest('POST', `/rest/executions/${crashed.id}/retry`, { loadWorkflow: false });
-	const retried = await waitFor(
-		'the retry to finish',
-		async () => (await n8n.executions(prepared.workflowId, true)).find((e: Execution) => e.id !== crashed.id && e.status !== 'running' && e.status !== 'new' && e.stoppedAt),
-		180_000,
-		500,
-	);
-
-	const output = out(retried, 'Send SMS');
-	const messages = await ours();
-	const perNumber = new Map<string, number>();
-	for (const m of messages) perNumber.set(m.phoneNumber, (perNumber.get(m.phoneNumber) ?? 0) + 1);
-	const unknownItems = new Set(output.filter((i) => i.json.errorCode === 'UNKNOWN_OUTCOME').map((i) => pairedIndex(i)));
-	const unknownNumbers = items.filter((_, index) => unknownItems.has(index)).map((i) => i.phone);
-	const counts = {
-		sentBeforeKill: beforeKill.length,
-		twice: [...perNumber.values()].filter((n) => n > 1).length,
-		without: items.filter((i) => !perNumber.has(i.phone)).length,
-		unknown: unknownItems.size,
-		// Lost: a number with no SMS that the Retry did not report as of unknown outcome.
-		lost: items.filter((i, index) => !perNumber.has(i.phone) && !unknownItems.has(index)).length,
-		// Refused by the Retry although its message never reached the service.
-		unknownNeverReceived: unknownNumbers.filter((number) => !receivedBeforeKill.has(number)).length,
-		alreadySent: output.filter((i) => i.json.alreadySent === true).length,
-		sentByRetry: messages.length - beforeKill.length,
-	};
-	console.log(
-		`n8n ${n8n.info.version}, ${plan}: killed after ${counts.sentBeforeKill} of ${ITEMS} SMS, restarted, Retry: ${counts.alreadySent} reported sent before, ` +
-			`${counts.unknown} refused as unknown outcome (${counts.unknownNeverReceived} of them never reached the emulator), ${counts.sentByRetry} sent by the Retry; ` +
-			`${counts.twice} numbers with two SMS, ${counts.without} without one, ${counts.lost} of them unreported`,
-	);
-	return { output, ...counts };
-}
+/** The self-hosted node with `plan`'s key, killed once `killAfter` messages are out (harness/restartRetry.ts). */
+const killedMidSendThenRetried = async (plan: 'free' | 'starter', killAfter: number) =>
+	await killMidSendThenRetry({
+		n8n,
+		emulator,
+		send: { credentials: { svcMessagingApi: credential(plan) } },
+		label: `e2e-restart-${plan}`,
+		phonePrefix: `+2547${plan === 'free' ? 151 : 150}`,
+		items: ITEMS,
+		killAfter,
+	});
 
 test('SIGKILL mid-send, restart, Retry: 0 numbers with two SMS, 0 numbers left without one unreported', async () => {
 	// Starter sends 20 a second: kill n8n once about a third has gone out.

@@ -18,8 +18,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 
 import { emulatorCredentials, N8n, NODE_TYPE, npmEnv, PACKAGE_NAME, packPackage, ROOT, run, TRIGGER_TYPE, type WorkflowJson } from '../e2e/harness';
-import { startNpmProxy, type NpmProxy } from '../e2e/harness/npmProxy';
-import { startRegistry, type LocalRegistry } from '../e2e/harness/registry';
+import { installedPackages, loadedNodeTypes, startManagedN8n, startPackageSource, type ListedPackage, type PackageSource } from '../e2e/harness/managedPackages';
 import { startEmulatorWithClient, type EmulatorProcess } from '../e2e/harness/stack';
 import { CREDENTIAL_IDS, CREDENTIAL_NAMES } from '../e2e/harness/workflows';
 
@@ -27,8 +26,7 @@ const PHONE = '+254712345678';
 const N = '0.1.0';
 const N_PLUS_1 = '0.1.1';
 
-let registry: LocalRegistry;
-let proxy: NpmProxy;
+let source: PackageSource;
 let emulator: EmulatorProcess;
 let userFolder: string;
 let n8n: N8n | undefined;
@@ -57,23 +55,10 @@ const smsWorkflow: WorkflowJson = {
 };
 
 /** n8n 2.41.1 in regular mode on the one user folder, with these packages listed in its environment. */
-async function startN8n(packages: Array<{ name: string; version: string }>, first = false): Promise<N8n> {
-	return await N8n.start({
-		target: '2',
-		userFolder,
-		installPackage: false,
-		credentials: first ? emulatorCredentials(emulator.url) : undefined,
-		env: {
-			N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV: 'true',
-			N8N_COMMUNITY_PACKAGES: JSON.stringify(packages),
-			npm_config_https_proxy: proxy.proxyUrl,
-			npm_config_cafile: proxy.cafile,
-		},
-	});
+async function startN8n(packages: ListedPackage[], first = false): Promise<N8n> {
+	return await startManagedN8n(source, packages, { userFolder, credentials: first ? emulatorCredentials(emulator.url) : undefined });
 }
 
-const installed = async (app: N8n) => (await app.rest<{ data: Array<{ packageName: string; installedVersion: string; failedLoading?: boolean }> }>('GET', '/rest/community-packages')).data;
-const loadedTypes = async (app: N8n) => (await app.rest<Array<{ name: string }>>('GET', '/types/nodes.json')).map((t) => t.name).filter((name) => name.startsWith(`${PACKAGE_NAME}.`)).sort();
 const packageDir = () => join(userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME);
 const onDiskVersion = () => (JSON.parse(readFileSync(join(packageDir(), 'package.json'), 'utf8')) as { version: string }).version;
 const logged = (app: N8n, text: string) => app.logLines().some((line) => line.includes(text));
@@ -86,9 +71,7 @@ async function sendOne(app: N8n): Promise<void> {
 }
 
 beforeAll(async () => {
-	registry = await startRegistry();
-	await registry.publish(N);
-	proxy = await startNpmProxy(new URL(registry.upstream).host, registry.url);
+	source = await startPackageSource(async (registry) => await registry.publish(N));
 	emulator = await startEmulatorWithClient({ timeScale: 0.1 });
 	userFolder = mkdtempSync(join(tmpdir(), 'svc-n8n-env-'));
 	imageDir = mkdtempSync(join(tmpdir(), 'svc-image-opt-'));
@@ -99,8 +82,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await n8n?.stop();
 	await emulator?.stop();
-	await proxy?.stop();
-	await registry?.stop();
+	await source?.stop();
 	if (userFolder) rmSync(userFolder, { recursive: true, force: true });
 	if (imageDir) rmSync(imageDir, { recursive: true, force: true });
 }, 120_000);
@@ -115,10 +97,10 @@ test(`start-up with ${PACKAGE_NAME}@N listed installs it from the registry over 
 	expect(lstatSync(packageDir()).isSymbolicLink()).toBe(false);
 	const packageLines = n8n.logLines().filter((line) => /community package/i.test(line));
 	expect(packageLines.join('\n')).toMatch(new RegExp(`Installed community package '?${PACKAGE_NAME}@${N}'? from env`));
-	expect(await installed(n8n)).toEqual([expect.objectContaining({ packageName: PACKAGE_NAME, installedVersion: N, failedLoading: false })]);
-	expect(await loadedTypes(n8n)).toEqual([NODE_TYPE, `${NODE_TYPE}Tool`, TRIGGER_TYPE]);
+	expect(await installedPackages(n8n)).toEqual([expect.objectContaining({ packageName: PACKAGE_NAME, installedVersion: N, failedLoading: false })]);
+	expect(await loadedNodeTypes(n8n, PACKAGE_NAME)).toEqual([NODE_TYPE, `${NODE_TYPE}Tool`, TRIGGER_TYPE]);
 	expect(onDiskVersion()).toBe(N);
-	expect(proxy.connects.length).toBeGreaterThan(0);
+	expect(source.proxy.connects.length).toBeGreaterThan(0);
 	await sendOne(n8n);
 	expect((await emulator.client.messages()).map((m: { phoneNumber: string }) => m.phoneNumber)).toEqual([PHONE]);
 });
@@ -127,15 +109,15 @@ test('while the environment manages packages, installing or uninstalling from th
 	const refusal = /managed via environment variables/;
 	await expect(n8n!.rest('POST', '/rest/community-packages', { name: PACKAGE_NAME })).rejects.toThrow(refusal);
 	await expect(n8n!.rest('DELETE', `/rest/community-packages?name=${PACKAGE_NAME}`)).rejects.toThrow(refusal);
-	expect(await installed(n8n!)).toHaveLength(1);
+	expect(await installedPackages(n8n!)).toHaveLength(1);
 });
 
 test('a restart with N+1 listed updates the package; the updated node sends', async () => {
 	await n8n!.stop();
 	n8n = undefined;
-	await registry.publish(N_PLUS_1);
+	await source.registry.publish(N_PLUS_1);
 	n8n = await startN8n([{ name: PACKAGE_NAME, version: N_PLUS_1 }]);
-	expect(await installed(n8n)).toEqual([expect.objectContaining({ packageName: PACKAGE_NAME, installedVersion: N_PLUS_1, failedLoading: false })]);
+	expect(await installedPackages(n8n)).toEqual([expect.objectContaining({ packageName: PACKAGE_NAME, installedVersion: N_PLUS_1, failedLoading: false })]);
 	expect(onDiskVersion()).toBe(N_PLUS_1);
 	await sendOne(n8n);
 	expect(await emulator.client.messages()).toHaveLength(2);
@@ -145,8 +127,8 @@ test('a restart with the package no longer listed removes it', async () => {
 	await n8n!.stop();
 	n8n = undefined;
 	n8n = await startN8n([]);
-	expect(await installed(n8n)).toEqual([]);
-	expect(await loadedTypes(n8n)).toEqual([]);
+	expect(await installedPackages(n8n)).toEqual([]);
+	expect(await loadedNodeTypes(n8n, PACKAGE_NAME)).toEqual([]);
 	expect(existsSync(packageDir())).toBe(false);
 	expect(logged(n8n, `Removed community package '${PACKAGE_NAME}'`)).toBe(true);
 });

@@ -11,34 +11,28 @@ import { existsSync } from 'fs';
 import { join } from 'path';
 
 import { CREDENTIAL_IDS, CREDENTIAL_NAMES, http, PACKAGE_NAME } from '../e2e/harness';
-import { startNpmProxy, type NpmProxy } from '../e2e/harness/npmProxy';
-import { startRegistry, type LocalRegistry } from '../e2e/harness/registry';
+import { startPackageSource, type PackageSource } from '../e2e/harness/managedPackages';
 import { createActive, finishedExecutions, workerRuns } from '../queue/batch';
 import { startQueueStack, type QueueStack } from '../queue/queueStack';
 import { smsSendWorkflow } from '../queue/workflows';
 
 const N = '0.1.0';
-let registry: LocalRegistry;
-let proxy: NpmProxy;
+let source: PackageSource;
 let stack: QueueStack;
 
 beforeAll(async () => {
-	registry = await startRegistry();
-	await registry.publish(N);
-	proxy = await startNpmProxy(new URL(registry.upstream).host, registry.url);
-	const npm = { npm_config_https_proxy: proxy.proxyUrl, npm_config_cafile: proxy.cafile };
+	source = await startPackageSource(async (registry) => await registry.publish(N));
 	stack = await startQueueStack({
 		workers: 1,
 		installPackage: false,
-		mainEnv: { ...npm, N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV: 'true', N8N_COMMUNITY_PACKAGES: JSON.stringify([{ name: PACKAGE_NAME, version: N }]) },
-		workerEnv: { ...npm, N8N_REINSTALL_MISSING_PACKAGES: 'true' },
+		mainEnv: source.managedEnv([{ name: PACKAGE_NAME, version: N }]),
+		workerEnv: { ...source.npmEnv, N8N_REINSTALL_MISSING_PACKAGES: 'true' },
 	});
 }, 400_000);
 
 afterAll(async () => {
 	await stack?.stop();
-	await proxy?.stop();
-	await registry?.stop();
+	await source?.stop();
 }, 120_000);
 
 const installedIn = (userFolder: string) => existsSync(join(userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME, 'package.json'));

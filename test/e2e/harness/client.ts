@@ -1,5 +1,6 @@
 /** Talks to a running n8n over HTTP: the owner, REST, the public API, workflows, executions, webhooks. */
 import { waitFor } from '../../helpers/waitFor';
+import { carriesTypes, forEdition } from './edition';
 import { http } from './processes';
 import { FINAL, type Execution, type WorkflowJson } from './workflows';
 
@@ -44,7 +45,8 @@ export class N8nClient {
 
 	/** Internal REST API of the editor (cookie). */
 	async rest<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-		const res = await http<T>(method, `${this.url}${path}`, body, { cookie: this.cookie, 'browser-id': 'e2e' });
+		const sent = carriesTypes(path) ? forEdition(body) : body;
+		const res = await http<T>(method, `${this.url}${path}`, sent, { cookie: this.cookie, 'browser-id': 'e2e' });
 		if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status}: ${res.text.slice(0, 500)}`);
 		return res.body;
 	}
@@ -65,7 +67,8 @@ export class N8nClient {
 
 	/** Public API (`X-N8N-API-KEY`). */
 	async api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-		const res = await http<T>(method, `${this.url}/api/v1${path}`, body, { 'X-N8N-API-KEY': this.apiKey });
+		const sent = carriesTypes(path) ? forEdition(body) : body;
+		const res = await http<T>(method, `${this.url}/api/v1${path}`, sent, { 'X-N8N-API-KEY': this.apiKey });
 		if (res.status >= 300) throw new Error(`${method} /api/v1${path} → ${res.status}: ${res.text.slice(0, 800)}`);
 		return res.body;
 	}

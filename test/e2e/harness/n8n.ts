@@ -5,6 +5,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { FatalWaitError, waitFor } from '../../helpers/waitFor';
 import { N8nClient } from './client';
+import { forEdition, selectedEdition, stageCloudPackage } from './edition';
 import { installPackedPackage, stagePackage } from './pack';
 import { children, freePort, http, installExitHook, killGroup, stopChild } from './processes';
 import { installMode, isInstalled, n8nEnv, targetInfo, type Target, type TargetInfo } from './target';
@@ -125,24 +126,25 @@ export class N8n extends N8nClient {
 		return result;
 	}
 
-	/** Puts the package into this n8n's nodes folder, as E2E_INSTALL says (default: copied + linked). */
+	/** Puts the package into this n8n's nodes folder: the Cloud edition's (E2E_EDITION=cloud), or as E2E_INSTALL says (default: copied + linked). */
 	async installPackage(): Promise<void> {
 		const t0 = Date.now();
-		if (installMode() === 'pack') await installPackedPackage(this.userFolder, this.env().PATH ?? '', (line) => this.log(line));
+		if (selectedEdition() === 'cloud') stageCloudPackage(this.userFolder);
+		else if (installMode() === 'pack') await installPackedPackage(this.userFolder, this.env().PATH ?? '', (line) => this.log(line));
 		else stagePackage(this.userFolder);
 		this.timings.packageMs = Date.now() - t0;
 	}
 
 	async importCredentials(credentials: CredentialJson[]): Promise<void> {
 		const file = join(this.userFolder, 'e2e-credentials.json');
-		writeFileSync(file, JSON.stringify(credentials, null, 2));
+		writeFileSync(file, JSON.stringify(forEdition(credentials), null, 2));
 		await this.cliOk(['import:credentials', `--input=${file}`]);
 		rmSync(file, { force: true });
 	}
 
 	async importWorkflows(workflows: WorkflowJson[]): Promise<void> {
 		const file = join(this.userFolder, 'e2e-workflows.json');
-		writeFileSync(file, JSON.stringify(workflows.map((w) => ({ ...w, active: false })), null, 2));
+		writeFileSync(file, JSON.stringify(forEdition(workflows.map((w) => ({ ...w, active: false }))), null, 2));
 		await this.cliOk(['import:workflow', `--input=${file}`]);
 		rmSync(file, { force: true });
 	}

@@ -171,6 +171,14 @@ export function nodeOutput(execution: Execution, node: string, output = 0, run =
 	return taskData?.data?.main?.[output] ?? [];
 }
 
+/** The index of the input item an output item answers (n8n's pairedItem, in its three shapes). */
+export function pairedIndex(item: ExecutionItem): number | undefined {
+	const p = item.pairedItem as { item?: number } | Array<{ item?: number }> | number | undefined;
+	if (typeof p === 'number') return p;
+	if (Array.isArray(p)) return p[0]?.item;
+	return p?.item;
+}
+
 export function nodeRuns(execution: Execution, node: string) {
 	return execution.data?.resultData.runData[node] ?? [];
 }
