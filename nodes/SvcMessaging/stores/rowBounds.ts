@@ -53,9 +53,11 @@ export const NODE_ROW = {
 	/**
 	 * a long run's lead (ledger/runLead.ts) moves this many places a write: after a kill a Retry
 	 * withholds at most leadStep + leadAhead - 1 messages that never left (and the in-flight ones);
-	 * 25 writes a second at Business's 100/s, each of the small row a long run keeps
+	 * 5 writes a second at Business's 100/s, each of the small row a long run keeps (a step of 4, 25
+	 * writes a second, withheld at most 4 but wrote 2.4 × the bytes per SMS of a large Send: each
+	 * write costs n8n's SQLite a page or two whatever the row's size)
 	 */
-	leadStep: 4,
+	leadStep: 20,
 	/** …and its write starts this many posts before the lead is reached, so that posts rarely wait for it */
 	leadAhead: 1,
 	/** a long run whose row is larger when it reaches its lead (a busy node's finished tail, ~40 KB) marks each message before its turn, in gathers, as a large row's are */
