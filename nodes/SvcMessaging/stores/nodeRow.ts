@@ -69,7 +69,7 @@ export class NodeRow {
 	private flushing: Promise<void> | undefined;
 	private lastWriteMs = 0;
 	/** the row's size in marks, as far as this process knows (read once, then counted) */
-	private size: number | undefined;
+	size: number | undefined;
 	private finishedRuns = new Map<string, FinishedRun>();
 	private finishedMarks = 0;
 	/** until when a long run asks for gathers (its row stays small: its blocks, ledger/markBlocks.ts) */

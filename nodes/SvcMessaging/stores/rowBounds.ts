@@ -50,6 +50,18 @@ export const NODE_ROW = {
 	 * size: its messages are then marked before they wait for their turn, as a large row's are
 	 */
 	longRunGatherMs: 250,
+	/**
+	 * a long run's lead (ledger/runLead.ts) moves this many places a write: after a kill a Retry
+	 * withholds at most leadStep + leadAhead - 1 messages that never left (and the in-flight ones);
+	 * 5 writes a second at Business's 100/s, each of the small row a long run keeps (a step of 4, 25
+	 * writes a second, withheld at most 4 but wrote 2.4 × the bytes per SMS of a large Send: each
+	 * write costs n8n's SQLite a page or two whatever the row's size)
+	 */
+	leadStep: 20,
+	/** …and its write starts this many posts before the lead is reached, so that posts rarely wait for it */
+	leadAhead: 1,
+	/** a long run whose row is larger when it reaches its lead (a busy node's finished tail, ~40 KB) marks each message before its turn, in gathers, as a large row's are */
+	leadRowMarks: 1_500,
 	/** the gather of a large row: this many times the last write's duration, so rewriting it takes a bounded share of n8n */
 	flushCostFactor: 40,
 	/**

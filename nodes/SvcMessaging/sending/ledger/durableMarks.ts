@@ -1,6 +1,7 @@
 import { SEND_LEDGER } from './ledgerBounds';
-import { MarkBlocks, type BlockMarks } from './markBlocks';
-import { olderRunMarks } from './olderRun';
+import { lookupMarks } from './durableLookup';
+import { MarkBlocks } from './markBlocks';
+import { RunLead } from './runLead';
 import { ROW_OPTIONS, rowOf, type ProcessedData } from '../../stores/nodeRow';
 
 export type { ProcessedData } from '../../stores/nodeRow';
@@ -18,7 +19,9 @@ export { addNodeMarks, nodeRowWritten, onNodeRow } from '../../stores/nodeRow';
  *
  * Per message, `u` (under way) is written in the key limiter's slot, right before the request
  * leaves (a message still waiting for its turn is not marked: a Retry sends it), and `a` (accepted)
- * when the service accepted it; a message refused unsent loses its `u`. Once the service accepted
+ * when the service accepted it; a message refused unsent loses its `u`. Past a long run's first
+ * messages one lead mark (runLead.ts) takes the place of the `u` marks, and a message refused unsent
+ * below it gets an `x` mark. Once the service accepted
  * every message of a block of consecutive ones, one mark takes the place of their marks
  * (markBlocks.ts), so a long run's row stays small. Each mark carries the
  * half-day its run began in, and a retry honours marks of this and the previous half-day (12 to 24
@@ -46,8 +49,8 @@ export interface DurableMarks {
 	finished(runKey: string): void;
 	/** Resolves once every mark added so far is written (or failed). */
 	written(): Promise<void>;
-	/** Whether these messages' marks are written at once (a small row, and not past a long run's first messages: SEND_LEDGER.durable). */
-	quick(messages: readonly string[]): boolean;
+	/** Whether these messages' mark is made in their limiter slot: a long run's lead, or a small row's marks written at once (SEND_LEDGER.durable). */
+	inSlot(messages: readonly string[]): boolean;
 	/** After a look-up: when the run a Retry repeats began, if it is older than the marks honoured (olderRun.ts). */
 	olderRunAt(): number | undefined;
 }
@@ -64,7 +67,8 @@ export class DatabaseUnavailable extends Error {
 }
 
 const halfDay = (at: number) => Math.floor(at / SEND_LEDGER.durable.bucketMs);
-const mark = (kind: 'u' | 'a', digest: string, bucket: number) => `${kind}:${digest}:${bucket}`;
+type Kind = 'u' | 'a' | 'x';
+const mark = (kind: Kind, digest: string, bucket: number) => `${kind}:${digest}:${bucket}`;
 
 /**
  * The durable marks of one run of a workflow's node, kept in n8n's database through `helpers`;
@@ -78,21 +82,28 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 	// A long run's digests were made once, with its blocks.
 	const nameOf = (message: string) => blocks?.digestOf(message) ?? digestOf(message);
 	// A long run's marks made flat from its packed digests (markBlocks.ts), the others from a template.
-	const marksOf = (kind: 'u' | 'a', messages: readonly string[]) => {
+	const marksOf = (kind: Kind, messages: readonly string[]) => {
 		const flat = blocks?.messageMarks(messages, `${kind}:`, `:${bucket}`);
 		return messages.map((m, i) => flat?.[i] ?? mark(kind, digestOf(m), bucket));
 	};
 	// What this run added, in order (the messages' own strings, no copy): taken out in the row's order when it finishes.
-	const added: Array<{ kind: 'u' | 'a'; messages: readonly string[] } | { kind: 'b'; level: number; block: number; marks: string[] }> = [];
+	const added: Array<{ kind: Kind; messages: readonly string[] } | { kind: 'b'; level: number; block: number; marks: string[] }> = [];
 	let count = 0;
 	const notSent = new Set<string>();
 	let first: string | undefined;
 	let olderAt: number | undefined;
 	// Past its first messages (by their place in the run, not by when they begin: a send window begins
 	// hundreds at once) a long run is written in gathers, as a large row was (stores/rowBounds.ts).
-	const long = (messages: readonly string[]) => (blocks?.positionOf(messages[0]) ?? 0) >= SEND_LEDGER.durable.smallRowMarks / 2;
+	const from = SEND_LEDGER.durable.smallRowMarks / 2;
+	const long = (messages: readonly string[]) => (blocks?.positionOf(messages[0]) ?? 0) >= from;
 	// Marked in the limiter slot and written at once: a small row, not past a long run's first messages.
 	const quick = (messages: readonly string[]) => row.small() && !long(messages);
+	let lead: RunLead | undefined;
+	// Chosen once a run, by the row's size when the run first reaches its lead: a large row keeps marks a message.
+	let leading: boolean | undefined;
+	const led = (messages: readonly string[]) => lead !== undefined && long(messages) && (leading ??= (row.size ?? 0) <= SEND_LEDGER.durable.leadRowMarks);
+	// One past the last place with a `u` mark of its own (a Send Bulk call that began before the lead marks its messages).
+	let uTo = 0;
 	const inWholeBlock = (message: string) => blocks !== undefined && blocks.wholeLevel(message) >= 0;
 	// Blocks whose parts' marks left the row during the run.
 	const removedNow = new Set<string>();
@@ -108,7 +119,9 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 		let gone: string[];
 		if (level === 0) {
 			const messages = blocks!.messagesOf(block);
-			gone = [...marksOf('u', messages), ...marksOf('a', messages.filter((m) => !acceptedNow.has(m)))];
+			// A lead's messages have no `u` mark to search the row for.
+			const own = messages.filter((m) => blocks!.positionOf(m)! < uTo);
+			gone = [...marksOf('u', own), ...marksOf('a', messages.filter((m) => !acceptedNow.has(m)))];
 		} else {
 			gone = blocks!.partsOf(level, block).flatMap((part) => {
 				const below = blocks!.marksOf(level - 1, part, bucket);
@@ -117,7 +130,8 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 		}
 		count += marks.length;
 		if (acceptedNow.size > SEND_LEDGER.durable.blockMessages) return;
-		row.remove(gone);
+		// The leads below the blocks now whole go with them (not counted: the run counts its leads when it finishes).
+		row.remove([...gone, ...(level === 0 && lead ? lead.below(blocks!.wholeUpTo()) : [])]);
 		removedNow.add(`${level}:${block}`);
 		count -= gone.length;
 	};
@@ -126,57 +140,40 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			first = units[0]?.identity;
 			blocks = units.length > SEND_LEDGER.durable.blockMessages ? new MarkBlocks(units, digestOf) : undefined;
 			if (blocks?.levels.length === 0) blocks = undefined;
+			lead = blocks && blocks.size > from ? new RunLead(row, blocks, bucket, from) : undefined;
 		},
 		async lookup(messages) {
 			if (messages.length === 0) return [];
 			await row.written();
-			const now = halfDay(Date.now());
-			const buckets = [now, now - 1];
-			const digests = messages.map(nameOf);
-			const asked = digests.flatMap((d) => buckets.flatMap((b) => [mark('u', d, b), mark('a', d, b)]));
-			// The asked messages' blocks at each level: each one's mark and its neighbour's, in both buckets.
-			const blocksOf = messages.map((m) => blocks?.blocksOf(m) ?? []);
-			const blockMarks = new Map<string, BlockMarks[]>();
-			for (const levels of blocksOf) {
-				levels.forEach((block, level) => {
-					const key = `${level}:${block}`;
-					if (blockMarks.has(key)) return;
-					const marks = buckets.map((b) => blocks!.marksOf(level, block, b));
-					blockMarks.set(key, marks);
-					for (const { whole, neighbours } of marks) asked.push(whole, ...neighbours);
-				});
-			}
-			const older = olderRunMarks(first, nameOf, blocks, now);
-			asked.push(...older.asked);
-			const found = await row
-				.serial(async (h) => {
-					const answer = await h.checkProcessedAndRecord(asked, 'node', ROW_OPTIONS);
-					// Asking recorded every mark not found: it goes again, or a later retry would take a
-					// message never posted for one under way.
-					if (answer.new.length) await h.removeProcessed(answer.new, 'node', ROW_OPTIONS);
-					return new Set(answer.processed.map(String));
-				})
-				.catch((error: unknown) => {
-					throw new DatabaseUnavailable(error, true);
-				});
-			olderAt = older.olderRunAt(found);
-			const blockState = (levels: number[]) => {
-				const marks = levels.map((block, level) => blockMarks.get(`${level}:${block}`)!);
-				if (marks.some((m) => m.some(({ whole }) => found.has(whole)))) return 'whole';
-				return marks.some((m) => m.some(({ neighbours }) => neighbours.some((n) => found.has(n)))) ? 'changed' : undefined;
-			};
-			return digests.map((d, i) => {
-				const state = blockState(blocksOf[i]);
-				if (state === 'whole' || buckets.some((b) => found.has(mark('a', d, b)))) return 'accepted';
-				if (buckets.some((b) => found.has(mark('u', d, b)))) return 'unknown';
-				return state === 'changed' ? 'changed' : undefined;
-			});
+			const ask = async (marks: string[]) =>
+				await row
+					.serial(async (h) => {
+						const answer = await h.checkProcessedAndRecord(marks, 'node', ROW_OPTIONS);
+						// Asking recorded every mark not found: it goes again, or a later retry would take a
+						// message never posted for one under way.
+						if (answer.new.length) await h.removeProcessed(answer.new, 'node', ROW_OPTIONS);
+						return new Set(answer.processed.map(String));
+					})
+					.catch((error: unknown) => {
+						throw new DatabaseUnavailable(error, true);
+					});
+			const { states, olderRunAt } = await lookupMarks(ask, { blocks, nameOf, first, from }, messages, halfDay(Date.now()));
+			olderAt = olderRunAt;
+			return states;
 		},
 		async begin(messages) {
 			if (messages.length === 0) return;
+			if (long(messages)) row.longRun();
+			if (led(messages)) {
+				const last = messages.reduce((top, m) => Math.max(top, blocks!.positionOf(m) ?? 0), 0);
+				await lead!.cover(last).catch((error: unknown) => {
+					throw new DatabaseUnavailable(error);
+				});
+				return;
+			}
 			added.push({ kind: 'u', messages });
 			count += messages.length;
-			if (long(messages)) row.longRun();
+			uTo = blocks ? messages.reduce((top, m) => Math.max(top, (blocks!.positionOf(m) ?? -1) + 1), uTo) : uTo;
 			// A slot waiting for a gather would idle the plan's rate.
 			await row.add(marksOf('u', messages), quick(messages)).catch((error: unknown) => {
 				throw new DatabaseUnavailable(error);
@@ -200,7 +197,10 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 		notSent(messages) {
 			if (messages.length === 0) return;
 			for (const m of messages) notSent.add(m);
-			row.remove(marksOf('u', messages));
+			if (!led(messages)) return row.remove(marksOf('u', messages));
+			added.push({ kind: 'x', messages });
+			count += messages.length;
+			void row.add(marksOf('x', messages)).catch(() => undefined);
 		},
 		finished(runKey) {
 			if (!blocks) {
@@ -219,12 +219,15 @@ export function durableMarks(scopeKey: string, helpers: ProcessedData, digestOf:
 			const whole = blocks;
 			const batches = added.map((batch) => {
 				if (batch.kind === 'b') return removed(batch.level + 1, whole.parentOf(batch.level, batch.block)) ? [] : batch.marks;
+				if (batch.kind === 'x') return marksOf('x', batch.messages);
 				return marksOf(batch.kind, batch.messages.filter((m) => !notSent.has(m) && !removed(0, whole.blocksOf(m)[0])));
 			});
-			row.finished(runKey, count, () => batches.map((marks) => ({ count: marks.length, marks: () => marks })));
+			const leads = lead?.marks() ?? [];
+			batches.push(leads);
+			row.finished(runKey, count + leads.length, () => batches.map((marks) => ({ count: marks.length, marks: () => marks })));
 		},
 		written: async () => await row.written(),
-		quick,
+		inSlot: (messages) => led(messages) || quick(messages),
 		olderRunAt: () => olderAt,
 	};
 }

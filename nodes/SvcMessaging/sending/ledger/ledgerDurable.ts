@@ -120,7 +120,7 @@ export function withDurableMarks(
 			marks.notSent(notSent);
 		},
 		stored: async () => await marks.written().catch(() => undefined),
-		marksInSlot: (identities) => marks.quick(identities),
+		marksInSlot: (identities) => marks.inSlot(identities),
 		olderRunAt: () => marks.olderRunAt(),
 		async finish() {
 			await ledger.finish();

@@ -87,6 +87,8 @@ export class MarkBlocks {
 	/** each unit's digest, computed once: a digest makes a hash object, ~1 KB of heap for a moment */
 	private readonly digests: PackedDigests;
 	readonly levels: Level[] = [];
+	/** first-level blocks, from the first, all accepted whole */
+	private wholeBlocks = 0;
 
 	constructor(
 		private readonly units: ReadonlyArray<{ identity: string }>,
@@ -109,6 +111,23 @@ export class MarkBlocks {
 	/** The message's place in the run's plan (undefined when it is not in it). */
 	positionOf(message: string): number | undefined {
 		return this.positions.get(message);
+	}
+
+	/** The plan's length. */
+	get size(): number {
+		return this.units.length;
+	}
+
+	/** The digest of the message at a place of the plan. */
+	digestAt(position: number): string {
+		return this.digests.nameAt(position);
+	}
+
+	/** The place below which every first-level block was accepted whole (they mostly complete in order). */
+	wholeUpTo(): number {
+		const { starts, left } = this.levels[0];
+		while (this.wholeBlocks < left.length && left[this.wholeBlocks] === 0) this.wholeBlocks++;
+		return starts[this.wholeBlocks];
 	}
 
 	/** The message's digest, when it is in the run's plan. */
