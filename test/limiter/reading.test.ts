@@ -50,20 +50,19 @@ describe('Learn (the default) against a service that counts strictly', () => {
 		const refused = statuses().filter((s) => s === 429).length;
 		expect(refused).toBeLessThanOrEqual(2);
 		const log = sendsAt(emu);
-		if (refused === 0) {
-			expect(learnedHere()).toBe(false);
-			expect(mostInAnySecond(arrivals(log))).toBeLessThanOrEqual(20);
-		} else {
-			expect(learnedHere()).toBe(true);
-			// After the last 429 (its answer came back within 2 × 30 ms), never N + 1 in any 1,000 ms.
-			const lastRefused = Math.max(...arrivals(log.filter((r) => r.status === 429)));
-			expect(mostInAnySecond(arrivals(log.filter((r) => Date.parse(r.time) > lastRefused + 100)))).toBeLessThanOrEqual(20);
-		}
+		// Learned strict only after a refused probe. A loaded machine may refuse one probe and find no
+		// place for the second (seen in a CI's npm test beside three other lanes): nothing learned, the
+		// strict hold kept, and the next send may probe again.
+		const learned = learnedHere();
+		if (learned) expect(refused).toBeGreaterThan(0);
+		// After the last 429 (its answer came back within 2 × 30 ms), or from the start, never N + 1 in any 1,000 ms.
+		const lastRefused = refused > 0 ? Math.max(...arrivals(log.filter((r) => r.status === 429))) : 0;
+		expect(mostInAnySecond(arrivals(log.filter((r) => Date.parse(r.time) > lastRefused + 100)))).toBeLessThanOrEqual(20);
 
 		emu.control.clearRequests();
 		const second = await send(starter(), 11_000_000, 60);
 		expect(second.filter((item) => item.json.accepted === true)).toHaveLength(60);
-		if (refused > 0) expect(statuses()).toEqual(Array(60).fill(202));
+		if (learned) expect(statuses()).toEqual(Array(60).fill(202));
 		else expect(statuses().filter((s) => s === 429).length).toBeLessThanOrEqual(2);
 		expect(messagesOnce()).toBe(200);
 	}, 60_000);
