@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import { DataDeduplicationService } from 'n8n-core';
 import type { DeduplicationItemTypes, DeduplicationScope, ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator, IDeduplicationOutput } from 'n8n-workflow';
 
+import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
 import type { ProcessedData } from '../../nodes/SvcMessaging/stores/nodeRow';
 
 /**
@@ -132,6 +133,13 @@ class ProcessedDataRows implements IDataDeduplicator {
 }
 
 export const processedData = new ProcessedDataRows();
+
+/** n8n restarted after a kill: its database as it was at the kill (`atKill`, a copy of the rows), this process's ledger forgotten. */
+export function restartWithRows(atKill: Map<string, string>): void {
+	processedData.rows.clear();
+	for (const [row, text] of atKill) processedData.rows.set(row, text);
+	clearLocalLedger();
+}
 
 /** Installs the store in this module registry's n8n-core (once). */
 export function installProcessedData(): void {

@@ -9,9 +9,8 @@
 import { apiKeyCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNodeWithHints, type NodeSetup } from '../helpers/n8n';
-import { processedData } from '../helpers/processedData';
+import { processedData, restartWithRows } from '../helpers/processedData';
 import { waitFor } from '../helpers/waitFor';
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
 import { SEED_LOGINS, sendParameters } from './fixtures';
 
 const emu = useEmulator({ per: 'test' });
@@ -54,13 +53,6 @@ async function killedRun(setup: NodeSetup, items: object[], passing: number, inF
 	return atKill;
 }
 
-/** n8n restarted: its database as it was at the kill, this process's ledger forgotten. */
-function restart(atKill: Map<string, string>) {
-	processedData.rows.clear();
-	for (const [row, text] of atKill) processedData.rows.set(row, text);
-	clearLocalLedger();
-}
-
 const numbersOf = (items: Array<{ phone: string }>, output: Array<{ json: Record<string, unknown>; pairedItem?: unknown }>, errorCode: string) =>
 	output.filter((i) => i.json.errorCode === errorCode).map((i) => items[(i.pairedItem as { item: number }).item].phone);
 
@@ -77,7 +69,7 @@ describe('a run killed, n8n restarted, the execution retried (no Redis)', () => 
 		const sentByB = smsNumbers().slice(500);
 		expect(sentByB).toHaveLength(70);
 
-		restart(atKill);
+		restartWithRows(atKill);
 		const retry = await attempt({ ...setup, executionId: `g2-${run}-c`, mode: 'retry' }, items);
 		const out = retry.output[0];
 		expect(out).toHaveLength(900);
@@ -95,10 +87,10 @@ describe('a run killed, n8n restarted, the execution retried (no Redis)', () => 
 		const setup = { parameters: sendParameters(), credentials: apiKeyCredentials(emu.url), workflowId, settings };
 		const atKill = await killedRun({ ...setup, executionId: `o-${run}-a` }, items, 250, 5);
 		// A Retry within the bound: no such hint (first: the key's limiter cannot go back in time).
-		restart(atKill);
+		restartWithRows(atKill);
 		const soon = await attempt({ ...setup, executionId: `o-${run}-b`, mode: 'retry' }, items);
 		expect(soon.hints.join('\n')).not.toMatch(/12–24 hours/);
-		restart(atKill);
+		restartWithRows(atKill);
 		const realNow = Date.now.bind(Date);
 		const later = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 25 * 3600 * 1000);
 		try {

@@ -10,8 +10,7 @@
 import { apiKeyCredentials } from '../helpers/credentials';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { executeNode, type NodeSetup } from '../helpers/n8n';
-import { processedData } from '../helpers/processedData';
-import { clearLocalLedger } from '../../nodes/SvcMessaging/sending/ledger/ledger';
+import { processedData, restartWithRows } from '../helpers/processedData';
 import { sendWindow } from '../../nodes/SvcMessaging/sending/window';
 import { PLANS } from '../../nodes/SvcMessaging/transport/service';
 import { nodeRowWritten } from '../../nodes/SvcMessaging/stores/nodeRow';
@@ -56,13 +55,6 @@ async function killedRun(setup: NodeSetup, items: object[], reaching: number) {
 	return atKill;
 }
 
-/** n8n restarted: its database as it was at the kill, this process's ledger forgotten. */
-function restart(atKill: Map<string, string>) {
-	processedData.rows.clear();
-	for (const [row, text] of atKill) processedData.rows.set(row, text);
-	clearLocalLedger();
-}
-
 /** The numbers a Retry's look-up refused as of unknown outcome (not those its own dropped requests failed). */
 const withheld = (items: Array<{ phone: string }>, output: Output) =>
 	output
@@ -91,7 +83,7 @@ async function killedAgainAndAgain(count: number, kills: number[]) {
 		expect(atService.size).toBeLessThanOrEqual(at);
 		reached = atService.size;
 		reachedUpTo.push(items.reduce((top, item, i) => (atService.has(item.phone) ? i : top), -1));
-		restart(atKill!);
+		restartWithRows(atKill!);
 	}
 	const last = (await executeNode({ ...setup, executionId: `lk-${run}-last`, mode: 'retry' }, items as never))[0] as Output;
 	const counts = smsNumbers().reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>());
